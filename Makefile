@@ -1,0 +1,140 @@
+# prof: an eBPF CPU profiler in four small programs.
+#
+#   make            build the four programs into $(BUILD)/bin
+#   make check      install missing packages, build, run every test
+#   make check-asan the same tests against an AddressSanitizer+UBSan build
+#   make demo       profile the bundled demo workload into demo.svg
+#   make bench      benchmarks side by side with the tools users would run
+#   make install    PREFIX=/usr/local DESTDIR=
+
+VERSION  := 0.1.0
+PROGS    := prof-sample prof-symbolize prof-fold prof-svg
+BUILD    ?= build
+PREFIX   ?= /usr/local
+BINDIR   ?= $(PREFIX)/bin
+MANDIR   ?= $(PREFIX)/share/man
+
+CC       ?= cc
+CLANG    ?= clang
+BPFTOOL  ?= bpftool
+ARCH     := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+
+# vmlinux.h is generated at build time from the build host's BTF rather than
+# checked in: the kernel headers it replaces are ~3 MB that would go stale in
+# git, and CO-RE relocates field offsets at load time anyway, so any recent
+# kernel's BTF works.  On a build host without BTF, point VMLINUX_BTF at a
+# copy of another kernel's /sys/kernel/btf/vmlinux.
+VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
+
+SANITIZE ?=
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2 \
+            -Wno-format-nonliteral
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=gnu11 $(WARN) -D_GNU_SOURCE -DPROF_VERSION='"$(VERSION)"' \
+            -Icommon -I$(BUILD) $(SANITIZE)
+LDFLAGS  += $(SANITIZE)
+
+COMMON_SRC := $(wildcard common/*.c)
+COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
+LIBCOMMON  := $(BUILD)/libcommon.a
+
+LIBS_prof-sample    := -lbpf -lelf -lz -lxxhash
+LIBS_prof-symbolize := -lelf -lxxhash
+LIBS_prof-fold      := -lxxhash
+LIBS_prof-svg       := -lxxhash -lm
+
+BINS := $(PROGS:%=$(BUILD)/bin/%)
+
+all: $(BINS)
+
+.PHONY: all check check-asan demo bench install clean setup unit-tests workloads
+
+setup:
+	@./.ci/setup
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(LIBCOMMON): $(COMMON_OBJ)
+	$(AR) rcs $@ $^
+
+# Each program is every .c file in its directory.
+define prog_rule
+$(1)_OBJ := $$(patsubst %.c,$(BUILD)/%.o,$$(wildcard $(1)/*.c))
+$(BUILD)/bin/$(1): $$($(1)_OBJ) $(LIBCOMMON)
+	@mkdir -p $$(@D)
+	$$(CC) $$(LDFLAGS) -o $$@ $$^ $$(LIBS_$(1))
+endef
+$(foreach p,$(PROGS),$(eval $(call prog_rule,$(p))))
+
+# --- BPF: vmlinux.h -> .bpf.o -> skeleton ---------------------------------
+$(BUILD)/vmlinux.h:
+	@mkdir -p $(@D)
+	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c bpf/*.h $(BUILD)/vmlinux.h
+	@mkdir -p $(@D)
+	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
+		-I$(BUILD) -Ibpf -Icommon -c -o $@ $<
+
+$(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
+	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+
+$(prof-sample_OBJ): $(BUILD)/profile.skel.h
+
+# --- tests -----------------------------------------------------------------
+UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+WORKLOAD_SRC  := $(wildcard tests/workloads/*.c)
+WORKLOAD_BINS := $(WORKLOAD_SRC:tests/workloads/%.c=$(BUILD)/workloads/%)
+
+# A unit test named test_<prog>_*.c links prof-<prog>'s objects but its
+# main.o, so parsers are tested through their real code; test_common_*.c
+# needs only libcommon.
+define unit_rule
+$(BUILD)/tests/$(1): tests/unit/$(1).c tests/unit/unit.h $$(filter-out %/main.o,$$(prof-$(2)_OBJ)) $(LIBCOMMON)
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) -Itests/unit -Iprof-$(2) -o $$@ $$< \
+		$$(filter-out %/main.o,$$(prof-$(2)_OBJ)) $(LIBCOMMON) $$(LDFLAGS) $$(LIBS_prof-$(2)) -lxxhash
+endef
+$(foreach t,$(UNIT_SRC:tests/unit/%.c=%),$(eval $(call unit_rule,$(t),$(word 2,$(subst _, ,$(t))))))
+
+# Workloads are built with frame pointers on purpose, without the sanitizer:
+# they are what gets profiled, not what is tested.
+$(BUILD)/workloads/%: tests/workloads/%.c
+	@mkdir -p $(@D)
+	$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls \
+		-o $@ $< $(WORKLOAD_LIBS_$*)
+
+unit-tests: $(UNIT_BINS)
+workloads: $(WORKLOAD_BINS)
+
+check: setup
+	$(MAKE) all unit-tests workloads
+	BUILD=$(BUILD) tests/run
+
+check-asan:
+	$(MAKE) check BUILD=build-asan CC=gcc \
+		SANITIZE='-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all'
+
+demo: setup
+	$(MAKE) all workloads
+	BUILD=$(BUILD) tests/demo.sh demo.svg
+
+bench: setup
+	$(MAKE) all workloads
+	BUILD=$(BUILD) tests/bench/run
+
+# --- install ---------------------------------------------------------------
+MANPAGES := $(wildcard prof-*/*.1)
+
+install: $(BINS)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 0755 $(BINS) $(DESTDIR)$(BINDIR)
+	$(if $(MANPAGES),install -m 0644 $(MANPAGES) $(DESTDIR)$(MANDIR)/man1)
+
+clean:
+	rm -rf build build-asan demo.svg
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,173 @@
+#include "htab.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "diag.h"
+
+/* Keys are packed into large blocks: per-key malloc would dominate both
+ * time and RSS for the millions of short keys a fold can see. */
+#define ARENA_BLOCK (1u << 20)
+
+struct arena_block {
+	struct arena_block *next;
+	size_t used, size;
+	char data[];
+};
+
+struct slot {
+	uint64_t hash;
+	uint32_t idx; /* entry index + 1; 0 marks an empty slot */
+};
+
+struct htab {
+	struct slot *slots;
+	size_t nslots; /* power of two */
+	struct htab_entry *entries;
+	size_t count, cap;
+	struct arena_block *arena;
+	size_t arena_bytes;
+};
+
+uint64_t htab_hash(const void *key, size_t len)
+{
+	return XXH3_64bits(key, len);
+}
+
+struct htab *htab_new(void)
+{
+	struct htab *h = xcalloc(1, sizeof(*h));
+
+	h->nslots = 64;
+	h->slots = xcalloc(h->nslots, sizeof(*h->slots));
+	return h;
+}
+
+void htab_free(struct htab *h)
+{
+	struct arena_block *b, *next;
+
+	if (!h)
+		return;
+	for (b = h->arena; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	free(h->slots);
+	free(h->entries);
+	free(h);
+}
+
+static void *arena_copy(struct htab *h, const void *key, size_t len)
+{
+	struct arena_block *b = h->arena;
+	size_t need = (len + 7) & ~(size_t)7;
+	void *p;
+
+	if (!b || b->size - b->used < need) {
+		size_t size = need > ARENA_BLOCK ? need : ARENA_BLOCK;
+		b = xmalloc(sizeof(*b) + size);
+		b->size = size;
+		b->used = 0;
+		b->next = h->arena;
+		h->arena = b;
+		h->arena_bytes += sizeof(*b) + size;
+	}
+	p = b->data + b->used;
+	b->used += need;
+	if (len)
+		memcpy(p, key, len);
+	return p;
+}
+
+static struct slot *probe(struct htab *h, uint64_t hash, const void *key, size_t len)
+{
+	size_t mask = h->nslots - 1;
+
+	for (size_t i = hash & mask;; i = (i + 1) & mask) {
+		struct slot *s = &h->slots[i];
+		if (!s->idx)
+			return s;
+		if (s->hash == hash) {
+			struct htab_entry *e = &h->entries[s->idx - 1];
+			if (e->len == len && memcmp(e->key, key, len) == 0)
+				return s;
+		}
+	}
+}
+
+static void grow(struct htab *h)
+{
+	size_t n = h->nslots * 2, mask = n - 1;
+	struct slot *slots = xcalloc(n, sizeof(*slots));
+
+	for (size_t i = 0; i < h->nslots; i++) {
+		struct slot *s = &h->slots[i];
+		if (!s->idx)
+			continue;
+		size_t j = s->hash & mask;
+		while (slots[j].idx)
+			j = (j + 1) & mask;
+		slots[j] = *s;
+	}
+	free(h->slots);
+	h->slots = slots;
+	h->nslots = n;
+}
+
+struct htab_entry *htab_find(struct htab *h, const void *key, size_t len)
+{
+	struct slot *s = probe(h, htab_hash(key, len), key, len);
+
+	return s->idx ? &h->entries[s->idx - 1] : NULL;
+}
+
+struct htab_entry *htab_upsert(struct htab *h, const void *key, size_t len,
+			       bool *created)
+{
+	uint64_t hash = htab_hash(key, len);
+	struct slot *s = probe(h, hash, key, len);
+	struct htab_entry *e;
+
+	if (s->idx) {
+		if (created)
+			*created = false;
+		return &h->entries[s->idx - 1];
+	}
+	if (len > UINT32_MAX)
+		errx(EXIT_USAGE, "hash key of %zu bytes is too long", len);
+	if (h->count == h->cap) {
+		h->cap = h->cap ? h->cap * 2 : 64;
+		h->entries = xreallocarray(h->entries, h->cap, sizeof(*h->entries));
+	}
+	e = &h->entries[h->count++];
+	e->key = arena_copy(h, key, len);
+	e->len = (uint32_t)len;
+	e->hash = hash;
+	e->val.u = 0;
+	s->hash = hash;
+	s->idx = (uint32_t)h->count;
+	/* Keep the load factor under 1/2 so probes stay short. */
+	if (h->count * 2 > h->nslots)
+		grow(h);
+	if (created)
+		*created = true;
+	return e;
+}
+
+size_t htab_count(const struct htab *h)
+{
+	return h->count;
+}
+
+struct htab_entry *htab_entries(struct htab *h)
+{
+	return h->entries;
+}
+
+size_t htab_bytes(const struct htab *h)
+{
+	return h->arena_bytes + h->nslots * sizeof(struct slot) +
+	       h->cap * sizeof(struct htab_entry);
+}

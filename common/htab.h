@@ -1,0 +1,51 @@
+/*
+ * A hash table from byte-string keys to a 64-bit value, for the things every
+ * stage counts or deduplicates: stacks, symbols, modules.
+ *
+ * Keys are copied into an arena owned by the table, so callers may pass
+ * transient buffers.  Entries live in insertion order in one array, which
+ * makes iteration deterministic and sorting cheap; an entry pointer is valid
+ * until the next insertion.
+ */
+#ifndef PROF_HTAB_H
+#define PROF_HTAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct htab_entry {
+	const void *key;
+	uint32_t len;
+	uint64_t hash;
+	union {
+		uint64_t u;
+		int64_t i;
+		void *p;
+	} val;
+};
+
+struct htab;
+
+struct htab *htab_new(void);
+void htab_free(struct htab *h);
+
+/* Hash used by the table; exposed so callers can hash once and reuse. */
+uint64_t htab_hash(const void *key, size_t len);
+
+struct htab_entry *htab_find(struct htab *h, const void *key, size_t len);
+
+/* Returns the entry for key, creating it (value zero) if absent; *created
+ * tells which, when not NULL. */
+struct htab_entry *htab_upsert(struct htab *h, const void *key, size_t len,
+			       bool *created);
+
+size_t htab_count(const struct htab *h);
+
+/* The entries in insertion order. */
+struct htab_entry *htab_entries(struct htab *h);
+
+/* Bytes held by the table, for memory accounting. */
+size_t htab_bytes(const struct htab *h);
+
+#endif

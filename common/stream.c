@@ -1,0 +1,62 @@
+#include "stream.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diag.h"
+
+static bool is_std(const char *path)
+{
+	return !path || strcmp(path, "-") == 0;
+}
+
+const char *input_name(const char *path)
+{
+	return is_std(path) ? "<stdin>" : path;
+}
+
+FILE *input_open(const char *path)
+{
+	FILE *f;
+
+	if (is_std(path))
+		return stdin;
+	f = fopen(path, "r");
+	if (!f)
+		err(EXIT_USAGE, "%s", path);
+	return f;
+}
+
+FILE *output_open(const char *path, bool binary)
+{
+	FILE *f = stdout;
+
+	if (!is_std(path)) {
+		f = fopen(path, "w");
+		if (!f)
+			err(EXIT_USAGE, "%s", path);
+	}
+	if (binary && isatty(fileno(f)))
+		errx(EXIT_USAGE, "refusing to write binary output to a terminal "
+				 "(redirect it or use -o FILE)");
+	return f;
+}
+
+bool output_close(FILE *f, const char *path)
+{
+	const char *name = is_std(path) ? "<stdout>" : path;
+	int failed = fflush(f) != 0 || ferror(f);
+	int saved = errno;
+
+	if (fclose(f) != 0 && !failed) {
+		failed = 1;
+		saved = errno;
+	}
+	if (failed) {
+		errno = saved ? saved : EIO;
+		warn("%s: write error", name);
+		return false;
+	}
+	return true;
+}

@@ -1,0 +1,29 @@
+/*
+ * Opening the input and output of a pipeline stage.
+ *
+ * Every program reads a file argument or stdin ("-" or no argument) and
+ * writes stdout or -o FILE.  Output errors (a full disk, a closed pipe) are
+ * caught at close, so no program reports success on a truncated output.
+ */
+#ifndef PROF_STREAM_H
+#define PROF_STREAM_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Opens path for reading ("-" or NULL is stdin); exits EXIT_USAGE with a
+ * message naming the file when it cannot be opened. */
+FILE *input_open(const char *path);
+
+/* The name to use in diagnostics for path: "<stdin>" for stdin. */
+const char *input_name(const char *path);
+
+/* Opens path for writing ("-" or NULL is stdout).  With binary set, refuses
+ * (EXIT_USAGE) to write to a terminal. */
+FILE *output_open(const char *path, bool binary);
+
+/* Flushes and closes f; on a write error reports it naming path and returns
+ * false. */
+bool output_close(FILE *f, const char *path);
+
+#endif
