@@ -31,7 +31,7 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2 \
             -Wno-format-nonliteral
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 $(WARN) -D_GNU_SOURCE -DPROF_VERSION='"$(VERSION)"' \
-            -Icommon -I$(BUILD) $(SANITIZE)
+            -Icommon -Ibpf -I$(BUILD) $(SANITIZE)
 LDFLAGS  += $(SANITIZE)
 
 COMMON_SRC := $(wildcard common/*.c)
@@ -40,12 +40,14 @@ LIBCOMMON  := $(BUILD)/libcommon.a
 
 LIBS_prof-sample    := -lbpf -lelf -lz -lxxhash
 LIBS_prof-symbolize := -lelf -lxxhash
-LIBS_prof-fold      := -lxxhash
-LIBS_prof-svg       := -lxxhash -lm
+LIBS_prof-fold      := -lxxhash -lelf
+LIBS_prof-svg       := -lxxhash -lelf -lm
 
 BINS := $(PROGS:%=$(BUILD)/bin/%)
 
 all: $(BINS)
+
+.SECONDARY:
 
 .PHONY: all check check-asan demo bench install clean setup unit-tests workloads
 
@@ -100,11 +102,13 @@ $(BUILD)/tests/$(1): tests/unit/$(1).c tests/unit/unit.h $$(filter-out %/main.o,
 endef
 $(foreach t,$(UNIT_SRC:tests/unit/%.c=%),$(eval $(call unit_rule,$(t),$(word 2,$(subst _, ,$(t))))))
 
-# Workloads are built with frame pointers on purpose, without the sanitizer:
+# Workloads are built at -O0 with frame pointers, so every function keeps its
+# frame (gcc drops it from leaf functions at -O1 even when asked not to), and
+# without the sanitizer:
 # they are what gets profiled, not what is tested.
 $(BUILD)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(@D)
-	$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls \
+	$(CC) -O0 -g -fno-omit-frame-pointer \
 		-o $@ $< $(WORKLOAD_LIBS_$*)
 
 unit-tests: $(UNIT_BINS)

@@ -1,0 +1,167 @@
+/*
+ * The raw capture: prof-sample writes it, prof-symbolize reads it.
+ * docs/FORMATS.md section 1 is the specification; this is its code.
+ */
+#ifndef PROF_CAPTURE_H
+#define PROF_CAPTURE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CAP_MAGIC "PROFCAP"	/* 8 bytes with its NUL */
+#define CAP_MAJOR 1
+#define CAP_MINOR 0
+#define CAP_HEADER_SIZE 16
+#define CAP_RECORD_HEADER 8
+#define CAP_MAX_PAYLOAD (16u << 20)
+#define CAP_BUILD_ID_MAX 64
+
+enum cap_type {
+	CAP_INFO = 1,
+	CAP_COMM = 2,
+	CAP_MAP = 3,
+	CAP_KSYM = 4,
+	CAP_STACK = 5,
+	CAP_SAMPLE = 6,
+	CAP_LOSS = 7,
+	CAP_END = 8,
+};
+
+enum cap_loss_cause {
+	CAP_LOSS_KSTACK = 1,
+	CAP_LOSS_USTACK = 2,
+	CAP_LOSS_COUNT_MAP = 3,
+	CAP_LOSS_PROC = 4,
+	CAP_LOSS_MAX,
+};
+
+/* Name of a loss cause as documented ("kernel-stack"...), or NULL. */
+const char *cap_loss_name(uint32_t cause);
+
+/* A string inside a record payload: not NUL-terminated. */
+struct cap_str {
+	const char *s;
+	uint16_t len;
+};
+
+struct cap_info {
+	uint64_t start_ns;
+	uint32_t freq;
+	uint64_t period;
+	uint32_t ncpus;
+	struct cap_str event, hostname, release, boot_id;
+};
+
+struct cap_comm {
+	uint32_t pid, tid;
+	struct cap_str comm;
+};
+
+struct cap_map {
+	uint32_t pid;
+	uint64_t start, end, pgoff, dev, inode;
+	uint8_t build_id_len;
+	const uint8_t *build_id;
+	struct cap_str path;
+};
+
+struct cap_ksym {
+	uint64_t start, end;
+	struct cap_str name, module;
+};
+
+struct cap_stack {
+	uint32_t id, nr;
+	const uint8_t *ips; /* nr little-endian u64s; read with cap_stack_ip() */
+};
+
+struct cap_sample {
+	uint32_t pid, tid, kstack, ustack;
+	uint64_t count, time_ns;
+};
+
+struct cap_loss {
+	uint32_t cause;
+	uint64_t count;
+};
+
+struct cap_end {
+	uint64_t duration_ns, samples, lost;
+	uint32_t stacks;
+};
+
+struct cap_record {
+	uint32_t type, len;
+	uint64_t offset; /* of the record header in the stream */
+	const uint8_t *payload;
+	union {
+		struct cap_info info;
+		struct cap_comm comm;
+		struct cap_map map;
+		struct cap_ksym ksym;
+		struct cap_stack stack;
+		struct cap_sample sample;
+		struct cap_loss loss;
+		struct cap_end end;
+	} u;
+};
+
+uint64_t cap_stack_ip(const struct cap_stack *s, uint32_t i);
+
+/* --- writing -------------------------------------------------------------- */
+
+struct cap_writer {
+	FILE *f;
+	uint8_t *buf;
+	size_t len, cap;
+	uint64_t bytes; /* written so far, header included */
+};
+
+/* Writes the stream header. */
+void capw_init(struct cap_writer *w, FILE *f);
+void capw_free(struct cap_writer *w);
+
+void capw_info(struct cap_writer *w, const struct cap_info *info);
+void capw_comm(struct cap_writer *w, uint32_t pid, uint32_t tid, const char *comm);
+void capw_map(struct cap_writer *w, const struct cap_map *map);
+void capw_ksym(struct cap_writer *w, uint64_t start, uint64_t end, const char *name,
+	       const char *module);
+void capw_stack(struct cap_writer *w, uint32_t id, uint32_t nr, const uint64_t *ips);
+void capw_sample(struct cap_writer *w, const struct cap_sample *s);
+void capw_loss(struct cap_writer *w, uint32_t cause, uint64_t count);
+void capw_end(struct cap_writer *w, const struct cap_end *end);
+
+/* A cap_str for a C string (truncated at 65535 bytes). */
+struct cap_str cap_cstr(const char *s);
+
+/* --- reading -------------------------------------------------------------- */
+
+enum capr_status {
+	CAPR_OK,	/* *rec holds a record */
+	CAPR_EOF,	/* clean end of stream */
+	CAPR_TRUNCATED, /* the stream ends inside a record */
+	CAPR_CORRUPT,	/* a record is malformed; the stream cannot be trusted past it */
+	CAPR_IOERR,
+};
+
+struct cap_reader {
+	FILE *f;
+	uint64_t offset;
+	uint16_t major, minor;
+	uint8_t *buf;
+	size_t cap;
+	char error[160]; /* why the last call failed, with the byte offset */
+};
+
+/* Reads and checks the stream header.  Returns CAPR_OK, or CAPR_CORRUPT (not
+ * a capture, or an unknown major version) / CAPR_TRUNCATED with r->error
+ * set. */
+enum capr_status capr_open(struct cap_reader *r, FILE *f);
+
+/* Reads the next record.  Known types are decoded into rec->u; unknown ones
+ * come back with only type, len and payload set, for the caller to skip. */
+enum capr_status capr_next(struct cap_reader *r, struct cap_record *rec);
+void capr_free(struct cap_reader *r);
+
+#endif

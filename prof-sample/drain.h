@@ -1,0 +1,50 @@
+/*
+ * Draining the BPF maps into the capture: each interval, the idle map set's
+ * counts become SAMPLE records, its stacks STACK records (each distinct
+ * stack once per capture), preceded by the COMM, MAP and KSYM records the
+ * samples need, and the loss counters' increases become LOSS records.
+ */
+#ifndef PROF_SAMPLE_DRAIN_H
+#define PROF_SAMPLE_DRAIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "capture.h"
+#include "htab.h"
+#include "kallsyms.h"
+
+struct profile_bpf;
+
+struct drain_stats {
+	uint64_t seen;	  /* samples the BPF program took */
+	uint64_t samples; /* samples written */
+	uint64_t lost[CAP_LOSS_MAX];
+	uint32_t stacks; /* distinct stacks written */
+};
+
+struct drainer {
+	struct profile_bpf *skel;
+	struct cap_writer *w;
+	struct kallsyms *ksyms; /* NULL when kernel symbols are unavailable */
+	bool verbose;
+	uint64_t start_ns;	/* CLOCK_MONOTONIC at capture start */
+	struct htab *stacks;	/* stack contents -> capture stack id */
+	struct htab *threads;	/* tid -> last comm written */
+	struct htab *procs;	/* pids whose mappings were written */
+	struct htab *build_ids; /* (dev, inode) -> build-id */
+	uint64_t counters[8];	/* BPF counters already accounted for */
+	struct drain_stats stats;
+};
+
+void drainer_init(struct drainer *d, struct profile_bpf *skel, struct cap_writer *w,
+		  struct kallsyms *ksyms, uint64_t start_ns);
+void drainer_free(struct drainer *d);
+
+/* Switches the BPF program to the other map set, then moves everything in
+ * the set it left into the capture.  Returns false on a BPF map error. */
+bool drain(struct drainer *d);
+
+uint64_t monotonic_ns(void);
+
+#endif

@@ -1,0 +1,175 @@
+#include "elf_symtab.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "build_id.h"
+#include "diag.h"
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct elf_sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* At equal addresses keep the sized symbol first. */
+	return (x->size == 0) - (y->size == 0);
+}
+
+static bool load_segments(struct elf_symtab *t, Elf *elf)
+{
+	size_t phnum;
+
+	if (elf_getphdrnum(elf, &phnum) != 0)
+		return false;
+	t->segs = xcalloc(phnum, sizeof(*t->segs));
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
+			t->segs[t->nsegs++] = (struct elf_seg){ ph.p_offset, ph.p_filesz, ph.p_vaddr };
+	}
+	return t->nsegs > 0;
+}
+
+/* Reads the function symbols of the first section of type `type`. */
+static size_t load_symbols(struct elf_symtab *t, Elf *elf, Elf64_Word type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t strtab_size = 0, used = 0, cap = 0;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
+			break;
+	if (!scn || sh.sh_entsize == 0)
+		return 0;
+	Elf_Data *data = elf_getdata(scn, NULL);
+	if (!data)
+		return 0;
+	size_t n = sh.sh_size / sh.sh_entsize;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Sym s;
+		const char *name;
+		int stype;
+		if (!gelf_getsym(data, (int)i, &s))
+			break;
+		stype = GELF_ST_TYPE(s.st_info);
+		if ((stype != STT_FUNC && stype != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF ||
+		    s.st_value == 0)
+			continue;
+		name = elf_strptr(elf, sh.sh_link, s.st_name);
+		if (!name || !*name)
+			continue;
+		if (t->nsyms == cap) {
+			cap = cap ? cap * 2 : 1024;
+			t->syms = xreallocarray(t->syms, cap, sizeof(*t->syms));
+		}
+		size_t len = strlen(name) + 1;
+		if (used + len > strtab_size) {
+			strtab_size = (strtab_size ? strtab_size * 2 : 65536) + len;
+			t->strings = xrealloc(t->strings, strtab_size);
+		}
+		memcpy(t->strings + used, name, len);
+		/* An offset until the string buffer stops moving. */
+		t->syms[t->nsyms++] = (struct elf_sym){ s.st_value, s.st_size,
+							(const char *)(uintptr_t)used };
+		used += len;
+	}
+	for (size_t i = 0; i < t->nsyms; i++)
+		t->syms[i].name = t->strings + (uintptr_t)t->syms[i].name;
+	return t->nsyms;
+}
+
+bool elf_symtab_load(struct elf_symtab *t, const char *path, const uint8_t *want_id,
+		     size_t want_len, char *why, size_t whylen)
+{
+	int fd;
+	Elf *elf = NULL;
+	bool ok = false;
+
+	memset(t, 0, sizeof(*t));
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, whylen, "%m");
+		return false;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		snprintf(why, whylen, "not an ELF file");
+		goto out;
+	}
+	if (want_len) {
+		uint8_t id[BUILD_ID_MAX];
+		size_t len = elf_build_id(elf, id);
+		if (len != want_len || memcmp(id, want_id, len) != 0) {
+			snprintf(why, whylen, "build-id differs from the capture's (file replaced?)");
+			goto out;
+		}
+	}
+	if (!load_segments(t, elf)) {
+		snprintf(why, whylen, "no loadable segments");
+		goto out;
+	}
+	if (!load_symbols(t, elf, SHT_SYMTAB))
+		load_symbols(t, elf, SHT_DYNSYM);
+	qsort(t->syms, t->nsyms, sizeof(*t->syms), by_addr);
+	/* A symbol without a size (an assembler label) ends where the next
+	 * one starts. */
+	for (size_t i = 0; i < t->nsyms; i++)
+		if (t->syms[i].size == 0 && i + 1 < t->nsyms)
+			t->syms[i].size = t->syms[i + 1].addr - t->syms[i].addr;
+	ok = true;
+out:
+	elf_end(elf);
+	close(fd);
+	if (!ok)
+		elf_symtab_free(t);
+	return ok;
+}
+
+void elf_symtab_free(struct elf_symtab *t)
+{
+	free(t->syms);
+	free(t->segs);
+	free(t->strings);
+	memset(t, 0, sizeof(*t));
+}
+
+bool elf_symtab_vaddr(const struct elf_symtab *t, uint64_t off, uint64_t *vaddr)
+{
+	for (size_t i = 0; i < t->nsegs; i++) {
+		const struct elf_seg *s = &t->segs[i];
+		if (off >= s->offset && off - s->offset < s->filesz) {
+			*vaddr = off - s->offset + s->vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+const struct elf_sym *elf_symtab_find(const struct elf_symtab *t, uint64_t vaddr)
+{
+	size_t lo = 0, hi = t->nsyms;
+
+	/* The last symbol starting at or below vaddr... */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->syms[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* ...or an earlier, larger one that still covers it (nested or
+	 * aliased symbols). */
+	for (size_t i = lo; i-- > 0 && lo - i <= 8;) {
+		const struct elf_sym *s = &t->syms[i];
+		if (vaddr - s->addr < s->size)
+			return s;
+	}
+	return NULL;
+}

@@ -1,0 +1,42 @@
+/*
+ * The function symbols and loadable segments of one ELF file: enough to turn
+ * a file offset into a virtual address and a virtual address into a name.
+ */
+#ifndef PROF_SYMBOLIZE_ELF_SYMTAB_H
+#define PROF_SYMBOLIZE_ELF_SYMTAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct elf_sym {
+	uint64_t addr, size;
+	const char *name;
+};
+
+struct elf_seg {
+	uint64_t offset, filesz, vaddr;
+};
+
+struct elf_symtab {
+	struct elf_sym *syms;
+	size_t nsyms;
+	struct elf_seg *segs;
+	size_t nsegs;
+	char *strings;
+};
+
+/* Loads path.  If want_len is non-zero the file's build-id must equal
+ * want_id: a file replaced since the capture must not resolve its frames.
+ * Returns false with a reason in why. */
+bool elf_symtab_load(struct elf_symtab *t, const char *path, const uint8_t *want_id,
+		     size_t want_len, char *why, size_t whylen);
+void elf_symtab_free(struct elf_symtab *t);
+
+/* The virtual address at file offset off, through the PT_LOAD segments. */
+bool elf_symtab_vaddr(const struct elf_symtab *t, uint64_t off, uint64_t *vaddr);
+
+/* The function symbol containing vaddr, honouring sizes, or NULL. */
+const struct elf_sym *elf_symtab_find(const struct elf_symtab *t, uint64_t vaddr);
+
+#endif

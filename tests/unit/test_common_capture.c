@@ -1,0 +1,235 @@
+/* The capture writer and reader against each other and against the bytes
+ * docs/FORMATS.md specifies. */
+#include "unit.h"
+
+#include "capture.h"
+
+static char *buf;
+static size_t len;
+
+/* Writes a small capture holding one record of every type. */
+static void write_sample_capture(void)
+{
+	FILE *f = open_memstream(&buf, &len);
+	struct cap_writer w;
+	uint64_t ips[3] = { 0xffffffff81000010ull, 0xffffffff81000020ull, 0x1234 };
+	uint8_t id[20];
+
+	for (int i = 0; i < 20; i++)
+		id[i] = (uint8_t)i;
+	capw_init(&w, f);
+	capw_info(&w, &(struct cap_info){ .start_ns = 1, .freq = 99, .ncpus = 2,
+					  .event = cap_cstr("cpu-clock"),
+					  .hostname = cap_cstr("host"),
+					  .release = cap_cstr("6.1.0"),
+					  .boot_id = cap_cstr("b") });
+	capw_comm(&w, 10, 11, "worker 1");
+	capw_map(&w, &(struct cap_map){ .pid = 10, .start = 0x1000, .end = 0x2000,
+					.pgoff = 0x3000, .dev = 0x801, .inode = 42,
+					.build_id_len = 20, .build_id = id,
+					.path = cap_cstr("/usr/bin/x") });
+	capw_ksym(&w, 0xffffffff81000000ull, 0xffffffff81000100ull, "do_thing", "");
+	capw_stack(&w, 7, 3, ips);
+	capw_sample(&w, &(struct cap_sample){ .pid = 10, .tid = 11, .kstack = 7, .ustack = 0,
+					      .count = 5, .time_ns = 1000000000 });
+	capw_loss(&w, CAP_LOSS_USTACK, 3);
+	capw_end(&w, &(struct cap_end){ .duration_ns = 2, .samples = 5, .lost = 0, .stacks = 1 });
+	capw_free(&w);
+	fclose(f);
+}
+
+static FILE *reader_on(const void *p, size_t n)
+{
+	return fmemopen((void *)p, n ? n : 1, "r");
+}
+
+TEST(header_bytes_match_the_spec)
+{
+	write_sample_capture();
+	CHECK(len > 16);
+	CHECK(memcmp(buf, "PROFCAP\0", 8) == 0);
+	CHECK_INT(buf[8], 1);  /* major, little-endian */
+	CHECK_INT(buf[9], 0);
+	CHECK_INT(buf[10], 0); /* minor */
+	/* The first record is INFO (type 1) with an 8-byte header. */
+	CHECK_INT(buf[16], 1);
+	CHECK_INT(buf[17] | buf[18] | buf[19], 0);
+	free(buf);
+}
+
+TEST(round_trip_every_record)
+{
+	struct cap_reader r;
+	struct cap_record rec;
+	FILE *f;
+
+	write_sample_capture();
+	f = reader_on(buf, len);
+	CHECK_INT(capr_open(&r, f), CAPR_OK);
+	CHECK_INT(capr_next(&r, &rec), CAPR_OK);
+	CHECK_INT(rec.type, CAP_INFO);
+	CHECK_INT(rec.u.info.freq, 99);
+	CHECK_INT(rec.u.info.ncpus, 2);
+	CHECK(rec.u.info.hostname.len == 4 && memcmp(rec.u.info.hostname.s, "host", 4) == 0);
+
+	CHECK_INT(capr_next(&r, &rec), CAPR_OK);
+	CHECK_INT(rec.type, CAP_COMM);
+	CHECK_INT(rec.u.comm.pid, 10);
+	CHECK_INT(rec.u.comm.tid, 11);
+	CHECK(rec.u.comm.comm.len == 8 && memcmp(rec.u.comm.comm.s, "worker 1", 8) == 0);
+
+	CHECK_INT(capr_next(&r, &rec), CAPR_OK);
+	CHECK_INT(rec.type, CAP_MAP);
+	CHECK_INT(rec.u.map.start, 0x1000);
+	CHECK_INT(rec.u.map.end, 0x2000);
+	CHECK_INT(rec.u.map.pgoff, 0x3000);
+	CHECK_INT(rec.u.map.dev, 0x801);
+	CHECK_INT(rec.u.map.inode, 42);
+	CHECK_INT(rec.u.map.build_id_len, 20);
+	CHECK_INT(rec.u.map.build_id[19], 19);
+	CHECK(rec.u.map.path.len == 10 && memcmp(rec.u.map.path.s, "/usr/bin/x", 10) == 0);
+
+	CHECK_INT(capr_next(&r, &rec), CAPR_OK);
+	CHECK_INT(rec.type, CAP_KSYM);
+	CHECK(rec.u.ksym.start == 0xffffffff81000000ull);
+	CHECK(rec.u.ksym.end == 0xffffffff81000100ull);
+	CHECK_INT(rec.u.ksym.module.len, 0);
+
+	CHECK_INT(capr_next(&r, &rec), CAPR_OK);
+	CHECK_INT(rec.type, CAP_STACK);
+	CHECK_INT(rec.u.stack.id, 7);
+	CHECK_INT(rec.u.stack.nr, 3);
+	CHECK(cap_stack_ip(&rec.u.stack, 1) == 0xffffffff81000020ull);
+	CHECK_INT(cap_stack_ip(&rec.u.stack, 2), 0x1234);
+
+	CHECK_INT(capr_next(&r, &rec), CAPR_OK);
+	CHECK_INT(rec.type, CAP_SAMPLE);
+	CHECK_INT(rec.u.sample.kstack, 7);
+	CHECK_INT(rec.u.sample.ustack, 0);
+	CHECK_INT(rec.u.sample.count, 5);
+	CHECK_INT(rec.u.sample.time_ns, 1000000000);
+
+	CHECK_INT(capr_next(&r, &rec), CAPR_OK);
+	CHECK_INT(rec.type, CAP_LOSS);
+	CHECK_INT(rec.u.loss.cause, CAP_LOSS_USTACK);
+	CHECK_INT(rec.u.loss.count, 3);
+	CHECK_STR(cap_loss_name(rec.u.loss.cause), "user-stack");
+
+	CHECK_INT(capr_next(&r, &rec), CAPR_OK);
+	CHECK_INT(rec.type, CAP_END);
+	CHECK_INT(rec.u.end.samples, 5);
+	CHECK_INT(rec.u.end.stacks, 1);
+	CHECK_INT(capr_next(&r, &rec), CAPR_EOF);
+	CHECK_INT(r.offset, len);
+	capr_free(&r);
+	fclose(f);
+	free(buf);
+}
+
+/* Cutting the stream anywhere after the header yields every whole record
+ * before the cut, then CAPR_TRUNCATED naming the cut record's offset (or a
+ * clean EOF exactly at a record boundary). */
+TEST(truncation_at_every_byte)
+{
+	write_sample_capture();
+	for (size_t cut = 16; cut < len; cut++) {
+		struct cap_reader r;
+		struct cap_record rec;
+		enum capr_status st;
+		uint64_t last_end = 16;
+		FILE *f = reader_on(buf, cut);
+
+		CHECK_INT(capr_open(&r, f), CAPR_OK);
+		while ((st = capr_next(&r, &rec)) == CAPR_OK)
+			last_end = r.offset;
+		if (cut == last_end) {
+			CHECK_INT(st, CAPR_EOF);
+		} else {
+			char want[64];
+			CHECK_INT(st, CAPR_TRUNCATED);
+			snprintf(want, sizeof(want), "at byte %llu", (unsigned long long)last_end);
+			CHECK(strstr(r.error, want) != NULL);
+		}
+		capr_free(&r);
+		fclose(f);
+	}
+	free(buf);
+}
+
+TEST(bad_magic_and_version)
+{
+	struct cap_reader r;
+	FILE *f;
+	char text[] = "# prof-symbolize frames v1\n";
+	uint8_t v2[16] = { 'P', 'R', 'O', 'F', 'C', 'A', 'P', 0, 2, 0 };
+
+	f = reader_on(text, sizeof(text) - 1);
+	CHECK_INT(capr_open(&r, f), CAPR_CORRUPT);
+	CHECK(strstr(r.error, "bad magic") != NULL);
+	fclose(f);
+
+	f = reader_on(v2, sizeof(v2));
+	CHECK_INT(capr_open(&r, f), CAPR_CORRUPT);
+	CHECK(strstr(r.error, "version 2.0") != NULL);
+	fclose(f);
+
+	f = reader_on(v2, 10);
+	CHECK_INT(capr_open(&r, f), CAPR_TRUNCATED);
+	CHECK(strstr(r.error, "truncated header at byte 10") != NULL);
+	fclose(f);
+}
+
+/* Minor versions may add record types and trailing fields. */
+TEST(unknown_records_and_longer_payloads)
+{
+	uint8_t s[16 + 8 + 3 + 8 + 30] = { 'P', 'R', 'O', 'F', 'C', 'A', 'P', 0, 1, 0, 7, 0 };
+	uint8_t *p = s + 16;
+	struct cap_reader r;
+	struct cap_record rec;
+	FILE *f;
+
+	p[0] = 99, p[4] = 3; /* type 99, 3 bytes */
+	p += 8 + 3;
+	p[0] = CAP_LOSS, p[4] = 30; /* LOSS with 18 extra bytes */
+	p[8] = CAP_LOSS_KSTACK;
+	p[12] = 4;
+	f = reader_on(s, sizeof(s));
+	CHECK_INT(capr_open(&r, f), CAPR_OK);
+	CHECK_INT(r.minor, 7);
+	CHECK_INT(capr_next(&r, &rec), CAPR_OK);
+	CHECK_INT(rec.type, 99);
+	CHECK_INT(rec.len, 3);
+	CHECK_INT(capr_next(&r, &rec), CAPR_OK);
+	CHECK_INT(rec.type, CAP_LOSS);
+	CHECK_INT(rec.u.loss.cause, CAP_LOSS_KSTACK);
+	CHECK_INT(rec.u.loss.count, 4);
+	CHECK_INT(capr_next(&r, &rec), CAPR_EOF);
+	capr_free(&r);
+	fclose(f);
+}
+
+TEST(malformed_records_are_corrupt)
+{
+	uint8_t s[16 + 8 + 4] = { 'P', 'R', 'O', 'F', 'C', 'A', 'P', 0, 1, 0 };
+	uint8_t big[16 + 8] = { 'P', 'R', 'O', 'F', 'C', 'A', 'P', 0, 1, 0 };
+	struct cap_reader r;
+	struct cap_record rec;
+	FILE *f;
+
+	/* A SAMPLE whose payload is shorter than its fixed fields. */
+	s[16] = CAP_SAMPLE, s[20] = 4;
+	f = reader_on(s, sizeof(s));
+	CHECK_INT(capr_open(&r, f), CAPR_OK);
+	CHECK_INT(capr_next(&r, &rec), CAPR_CORRUPT);
+	CHECK(strstr(r.error, "malformed record (type 6) at byte 16") != NULL);
+	capr_free(&r);
+	fclose(f);
+
+	/* A length beyond the limit is refused before any allocation. */
+	big[16] = CAP_STACK, big[23] = 0x7f;
+	f = reader_on(big, sizeof(big));
+	CHECK_INT(capr_open(&r, f), CAPR_OK);
+	CHECK_INT(capr_next(&r, &rec), CAPR_CORRUPT);
+	capr_free(&r);
+	fclose(f);
+}

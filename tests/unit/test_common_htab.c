@@ -1,0 +1,58 @@
+/* The shared hash table: counting, identity of keys, growth, order. */
+#include "unit.h"
+
+#include "htab.h"
+
+TEST(upsert_counts_and_finds)
+{
+	struct htab *h = htab_new();
+	bool created;
+	struct htab_entry *e;
+
+	e = htab_upsert(h, "a;b;c", 5, &created);
+	CHECK(created);
+	e->val.u += 3;
+	e = htab_upsert(h, "a;b;c", 5, &created);
+	CHECK(!created);
+	e->val.u += 4;
+	CHECK_INT(htab_find(h, "a;b;c", 5)->val.u, 7);
+	CHECK(htab_find(h, "a;b", 3) == NULL);
+	/* A key is its bytes and length, not a C string. */
+	CHECK(htab_find(h, "a;b;c\0", 6) == NULL);
+	CHECK_INT(htab_count(h), 1);
+	htab_free(h);
+}
+
+TEST(growth_keeps_every_key_in_insertion_order)
+{
+	struct htab *h = htab_new();
+	char key[32];
+
+	for (int i = 0; i < 100000; i++) {
+		int n = snprintf(key, sizeof(key), "stack-%d", i);
+		htab_upsert(h, key, (size_t)n, NULL)->val.u = (uint64_t)i;
+	}
+	CHECK_INT(htab_count(h), 100000);
+	for (int i = 0; i < 100000; i += 997) {
+		int n = snprintf(key, sizeof(key), "stack-%d", i);
+		struct htab_entry *e = htab_find(h, key, (size_t)n);
+		CHECK(e && e->val.u == (uint64_t)i);
+	}
+	struct htab_entry *all = htab_entries(h);
+	CHECK(all[12345].len == 11 && memcmp(all[12345].key, "stack-12345", 11) == 0);
+	CHECK(htab_bytes(h) > 100000 * 11);
+	htab_free(h);
+}
+
+TEST(keys_are_copied)
+{
+	struct htab *h = htab_new();
+	char key[] = "transient";
+
+	htab_upsert(h, key, sizeof(key) - 1, NULL);
+	memset(key, 'x', sizeof(key) - 1);
+	CHECK(htab_find(h, "transient", 9) != NULL);
+	CHECK_INT(htab_upsert(h, "", 0, NULL)->val.u, 0); /* the empty key is a key */
+	CHECK_INT(htab_count(h), 2);
+	htab_free(h);
+}
