@@ -1,0 +1,35 @@
+# Shared set-up for the bats files. tests/run exports PROF_BIN (the programs,
+# also on PATH), PROF_WORKLOADS and PROF_CORPUS.
+
+# Root-only tests skip, reported, when not root. CI runs as root, so there
+# they always run.
+require_root() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root (BPF)"
+}
+
+# start_workload NAME ARGS...: starts a workload in the background; its PID
+# is in $WORKLOAD_PID.
+start_workload() {
+	local name=$1
+	shift
+	"$PROF_WORKLOADS/$name" "$@" &
+	WORKLOAD_PID=$!
+}
+
+stop_workload() {
+	if [ -n "${WORKLOAD_PID:-}" ]; then
+		kill "$WORKLOAD_PID" 2>/dev/null || true
+		wait "$WORKLOAD_PID" 2>/dev/null || true
+		WORKLOAD_PID=
+	fi
+}
+
+# sum_counts FILE: the total of the sample counts in symbolized frames.
+sum_counts() {
+	awk '/^[^#\t]/ && / [0-9]+\.[0-9]+: / { for (i = 1; i <= NF; i++) if ($i ~ /:$/ && $(i+1) ~ /^[0-9]+$/) { s += $(i+1); break } } END { print s + 0 }' "$1"
+}
+
+# folded_total FILE [REGEX]: the summed count of folded lines matching REGEX.
+folded_total() {
+	awk -v re="${2:-.}" '$0 ~ re { s += $NF } END { print s + 0 }' "$1"
+}

@@ -1,0 +1,114 @@
+#!/usr/bin/env bats
+# prof-sample: options, errors, and real captures of real workloads.
+
+load helpers
+
+setup() {
+	TMP=$(mktemp -d)
+}
+
+teardown() {
+	stop_workload
+	rm -rf "$TMP"
+}
+
+@test "prof-sample --help and --version" {
+	run prof-sample --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Usage: prof-sample"* ]]
+	[[ "$output" == *"--frequency"* ]]
+	run prof-sample --version
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ ^prof-sample\ [0-9]+\.[0-9]+\.[0-9]+$ ]]
+}
+
+@test "prof-sample rejects unknown options and bad values with status 2" {
+	run prof-sample --no-such-option
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"Try 'prof-sample --help'"* ]]
+	run prof-sample -F 0
+	[ "$status" -eq 2 ]
+	[[ "$output" == "prof-sample: invalid frequency: '0' (1 to 100000 Hz)" ]]
+	run prof-sample -d -1
+	[ "$status" -eq 2 ]
+	[[ "$output" == "prof-sample: invalid duration: '-1'" ]]
+	run prof-sample -p 12x
+	[ "$status" -eq 2 ]
+	[[ "$output" == "prof-sample: invalid PID: '12x'" ]]
+}
+
+@test "prof-sample names a PID that does not exist" {
+	run prof-sample -d 1 -p 2147483600
+	[ "$status" -eq 2 ]
+	[[ "$output" == "prof-sample: no such process: 2147483600" ]]
+}
+
+@test "prof-sample refuses to write the binary capture to a terminal" {
+	run script -qec "prof-sample -d 0.1" /dev/null
+	[[ "$output" == *"refusing to write binary output to a terminal"* ]]
+	run script -qec "prof-sample -d 0.1; echo status=\$?" /dev/null
+	[[ "$output" == *"status=2"* ]]
+}
+
+@test "prof-sample -p captures the workload's whole chain at the asked rate" {
+	require_root
+	start_workload chain 6
+	prof-sample -F 99 -d 3 -p "$WORKLOAD_PID" > "$TMP/cap.prof"
+	prof-symbolize "$TMP/cap.prof" > "$TMP/frames.txt"
+	total=$(sum_counts "$TMP/frames.txt")
+	# 99 Hz for 3 s on one busy thread: about 297 samples.
+	[ "$total" -ge 250 ] && [ "$total" -le 310 ]
+	# Every sample belongs to the workload.
+	[ "$(grep -cE '^[^#	].* [0-9]+/[0-9]+ ' "$TMP/frames.txt")" -eq \
+	  "$(grep -cE "^chain $WORKLOAD_PID/$WORKLOAD_PID " "$TMP/frames.txt")" ]
+	grep -qE '^	 +[0-9a-f]+ burn_cpu\+0x[0-9a-f]+ \(.*/chain\)$' "$TMP/frames.txt"
+	grep -qE '^	 +[0-9a-f]+ compute\+0x[0-9a-f]+ \(.*/chain\)$' "$TMP/frames.txt"
+	grep -qE '^	 +[0-9a-f]+ main\+0x[0-9a-f]+ \(.*/chain\)$' "$TMP/frames.txt"
+}
+
+@test "prof-sample -p leaves out other busy processes" {
+	require_root
+	start_workload chain 6
+	other=$WORKLOAD_PID
+	start_workload chain 6
+	prof-sample -d 2 -p "$WORKLOAD_PID" | prof-symbolize > "$TMP/frames.txt"
+	grep -qE "^chain $WORKLOAD_PID/" "$TMP/frames.txt"
+	! grep -qE "^chain $other/" "$TMP/frames.txt"
+	kill "$other"
+}
+
+@test "prof-sample stops cleanly on SIGINT with a complete capture" {
+	require_root
+	start_workload chain 6
+	prof-sample -p "$WORKLOAD_PID" > "$TMP/cap.prof" &
+	sampler=$!
+	sleep 2.5
+	kill -INT "$sampler"
+	wait "$sampler"
+	# A complete capture symbolizes with status 0: it has its END record.
+	run prof-symbolize -o "$TMP/frames.txt" "$TMP/cap.prof"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ "$(sum_counts "$TMP/frames.txt")" -ge 200 ]
+}
+
+@test "the capture's totals add up: samples written equal the END record's" {
+	require_root
+	start_workload chain 4
+	prof-sample -d 2 -p "$WORKLOAD_PID" | prof-symbolize > "$TMP/frames.txt"
+	written=$(grep -oE '^# samples [0-9]+' "$TMP/frames.txt" | awk '{print $3}')
+	[ "$written" -eq "$(sum_counts "$TMP/frames.txt")" ]
+	[ "$written" -gt 100 ]
+}
+
+@test "prof-sample system-wide records named kernel frames of a syscall-heavy process" {
+	require_root
+	dd if=/dev/zero of=/dev/null bs=1 count=100000000 2>/dev/null &
+	ddpid=$!
+	prof-sample -d 1.5 > "$TMP/cap.prof"
+	kill "$ddpid"
+	prof-symbolize "$TMP/cap.prof" > "$TMP/frames.txt"
+	grep -qE "^dd $ddpid/" "$TMP/frames.txt"
+	# Syscall entry is always on the kernel side of a dd sample.
+	grep -qE '^	 *ffff[0-9a-f]+ (entry_SYSCALL_64[a-z_]*|do_syscall_64)\+0x[0-9a-f]+ \(\[kernel\.kallsyms\]\)$' "$TMP/frames.txt"
+}

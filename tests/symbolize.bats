@@ -1,0 +1,90 @@
+#!/usr/bin/env bats
+# prof-symbolize: options, bad input, and symbolization of real captures,
+# including offline after the sampled process has exited.
+
+load helpers
+
+setup() {
+	TMP=$(mktemp -d)
+}
+
+teardown() {
+	stop_workload
+	rm -rf "$TMP"
+}
+
+# capture_chain SECONDS: a capture of the chain workload, which then exits.
+capture_chain() {
+	start_workload chain "$1"
+	prof-sample -d "$1" -p "$WORKLOAD_PID" > "$TMP/cap.prof"
+	wait "$WORKLOAD_PID"
+	WORKLOAD_PID=
+}
+
+@test "prof-symbolize --help and --version" {
+	run prof-symbolize --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Usage: prof-symbolize"* ]]
+	run prof-symbolize --version
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ ^prof-symbolize\ [0-9]+\.[0-9]+\.[0-9]+$ ]]
+	run prof-symbolize --bogus
+	[ "$status" -eq 2 ]
+}
+
+@test "prof-symbolize rejects input that is not a capture with status 2" {
+	printf '# prof-symbolize frames v1\n' > "$TMP/text"
+	run prof-symbolize "$TMP/text"
+	[ "$status" -eq 2 ]
+	[ "$output" = "prof-symbolize: $TMP/text: not a prof capture (bad magic)" ]
+	run prof-symbolize < /dev/null
+	[ "$status" -eq 2 ]
+	[ "$output" = "prof-symbolize: <stdin>: not a prof capture (bad magic)" ]
+	run prof-symbolize "$TMP/missing"
+	[ "$status" -eq 2 ]
+	[ "$output" = "prof-symbolize: $TMP/missing: No such file or directory" ]
+}
+
+@test "prof-symbolize symbolizes a saved capture after the process exited" {
+	require_root
+	capture_chain 2
+	run prof-symbolize -o "$TMP/frames.txt" "$TMP/cap.prof"
+	[ "$status" -eq 0 ]
+	head -1 "$TMP/frames.txt" | grep -qx '# prof-symbolize frames v1'
+	# The chain, leaf first, in consecutive frame lines.
+	awk '/ burn_cpu\+/ { b = NR } / compute\+/ && NR == b + 1 { c = NR }
+	     / run_workload\+/ && NR == c + 1 { r = NR } / main\+/ && NR == r + 1 { ok = 1 }
+	     END { exit !ok }' "$TMP/frames.txt"
+}
+
+@test "a truncated capture symbolizes up to the cut, names the byte, exits 1" {
+	require_root
+	capture_chain 2
+	size=$(stat -c %s "$TMP/cap.prof")
+	head -c $((size - 5)) "$TMP/cap.prof" > "$TMP/cut.prof"
+	run prof-symbolize -o "$TMP/frames.txt" "$TMP/cut.prof"
+	[ "$status" -eq 1 ]
+	[[ "$output" =~ ^prof-symbolize:\ $TMP/cut.prof:\ truncated\ record\ \(type\ 8\)\ at\ byte\ [0-9]+ ]]
+	grep -q ' burn_cpu+' "$TMP/frames.txt"
+	# Cut exactly before the END record (8 + 28 bytes), its absence is noticed.
+	head -c $((size - 36)) "$TMP/cap.prof" > "$TMP/cut2.prof"
+	run prof-symbolize -o /dev/null "$TMP/cut2.prof"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"no end record at byte $((size - 36)): the capture was cut short" ]]
+}
+
+@test "a binary replaced since the capture does not resolve its old frames" {
+	require_root
+	cp "$PROF_WORKLOADS/chain" "$TMP/chain"
+	"$TMP/chain" 2 &
+	pid=$!
+	prof-sample -d 1.5 -p "$pid" > "$TMP/cap.prof"
+	wait "$pid"
+	# Another program (another build-id) now sits at the same path.
+	cp /bin/true "$TMP/chain"
+	run prof-symbolize -o "$TMP/frames.txt" "$TMP/cap.prof"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"$TMP/chain: build-id differs from the capture's (file replaced?); its frames stay unresolved"* ]]
+	! grep -q ' burn_cpu+' "$TMP/frames.txt"
+	grep -qE "^	 +[0-9a-f]+ \[unknown\] \($TMP/chain\)$" "$TMP/frames.txt"
+}
