@@ -111,6 +111,8 @@ $(BUILD)/workloads/%: tests/workloads/%.c
 	$(CC) -O0 -g -fno-omit-frame-pointer \
 		-o $@ $< $(WORKLOAD_LIBS_$*)
 
+WORKLOAD_LIBS_chain_nopie := -fno-pie -no-pie
+
 unit-tests: $(UNIT_BINS)
 workloads: $(WORKLOAD_BINS)
 

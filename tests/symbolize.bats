@@ -88,3 +88,11 @@ capture_chain() {
 	! grep -q ' burn_cpu+' "$TMP/frames.txt"
 	grep -qE "^	 +[0-9a-f]+ \[unknown\] \($TMP/chain\)$" "$TMP/frames.txt"
 }
+
+@test "a non-PIE executable resolves through its PT_LOAD segments" {
+	require_root
+	start_workload chain_nopie 3
+	prof-sample -d 1.5 -p "$WORKLOAD_PID" | prof-symbolize > "$TMP/frames.txt"
+	grep -qE '^	 +4[0-9a-f]{5} burn_cpu\+0x[0-9a-f]+ \(.*/chain_nopie\)$' "$TMP/frames.txt"
+	grep -qE '^	 +4[0-9a-f]{5} main\+0x[0-9a-f]+ \(.*/chain_nopie\)$' "$TMP/frames.txt"
+}
