@@ -52,7 +52,8 @@ static void put(struct cap_writer *w, const void *p, size_t n)
 			w->cap = w->cap ? w->cap * 2 : 4096;
 		w->buf = xrealloc(w->buf, w->cap);
 	}
-	memcpy(w->buf + w->len, p, n);
+	if (n)
+		memcpy(w->buf + w->len, p, n);
 	w->len += n;
 }
 

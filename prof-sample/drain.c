@@ -38,6 +38,10 @@ void drainer_init(struct drainer *d, struct profile_bpf *skel, struct cap_writer
 
 void drainer_free(struct drainer *d)
 {
+	struct htab_entry *e = htab_entries(d->threads);
+
+	for (size_t i = 0; i < htab_count(d->threads); i++)
+		free(e[i].val.p);
 	htab_free(d->stacks);
 	htab_free(d->threads);
 	htab_free(d->procs);

@@ -212,7 +212,7 @@ static void report(const struct drain_stats *st, bool verbose)
 		      "colliding",
 		      st->lost[CAP_LOSS_KSTACK], st->lost[CAP_LOSS_USTACK]);
 	if (st->lost[CAP_LOSS_PROC])
-		warnx("%" PRIu64 " processes exited before their mappings could be read",
+		warnx("%" PRIu64 " process(es) exited before their mappings could be read",
 		      st->lost[CAP_LOSS_PROC]);
 }
 

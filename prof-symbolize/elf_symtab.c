@@ -117,7 +117,8 @@ bool elf_symtab_load(struct elf_symtab *t, const char *path, const uint8_t *want
 	}
 	if (!load_symbols(t, elf, SHT_SYMTAB))
 		load_symbols(t, elf, SHT_DYNSYM);
-	qsort(t->syms, t->nsyms, sizeof(*t->syms), by_addr);
+	if (t->nsyms)
+		qsort(t->syms, t->nsyms, sizeof(*t->syms), by_addr);
 	/* A symbol without a size (an assembler label) ends where the next
 	 * one starts. */
 	for (size_t i = 0; i < t->nsyms; i++)

@@ -32,7 +32,7 @@ const struct kernel_sym *kernel_syms_find(struct kernel_syms *k, uint64_t addr)
 
 	/* KSYM records arrive in bursts before the stacks that need them, so
 	 * sorting at the first lookup after a burst is cheap. */
-	if (!k->sorted) {
+	if (!k->sorted && k->n) {
 		qsort(k->syms, k->n, sizeof(*k->syms), by_start);
 		k->sorted = true;
 	}

@@ -33,3 +33,17 @@ sum_counts() {
 folded_total() {
 	awk -v re="${2:-.}" '$0 ~ re { s += $NF } END { print s + 0 }' "$1"
 }
+
+# proc_ticks PID: CPU time the process has used, in clock ticks (utime +
+# stime from /proc/PID/stat; the fields after the last ')').
+proc_ticks() {
+	sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'
+}
+
+# Sample counts depend on the CPU time the workload got, which a loaded
+# machine shares out unpredictably: tests compare samples with the CPU time
+# actually used during the capture, not with wall time.
+# expected_samples TICKS HZ: the samples HZ sampling should take in TICKS.
+expected_samples() {
+	echo $(( $1 * $2 / $(getconf CLK_TCK) ))
+}

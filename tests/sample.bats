@@ -53,11 +53,17 @@ teardown() {
 @test "prof-sample -p captures the workload's whole chain at the asked rate" {
 	require_root
 	start_workload chain 6
+	t0=$(proc_ticks "$WORKLOAD_PID")
 	prof-sample -F 99 -d 3 -p "$WORKLOAD_PID" > "$TMP/cap.prof"
+	used=$(( $(proc_ticks "$WORKLOAD_PID") - t0 ))
 	prof-symbolize "$TMP/cap.prof" > "$TMP/frames.txt"
 	total=$(sum_counts "$TMP/frames.txt")
-	# 99 Hz for 3 s on one busy thread: about 297 samples.
-	[ "$total" -ge 250 ] && [ "$total" -le 310 ]
+	# At most 99 Hz for 3 s; at least most of the CPU time the workload
+	# used meanwhile (which includes prof-sample's start-up).
+	echo "samples $total, expected about $(expected_samples "$used" 99)"
+	[ "$total" -le 305 ]
+	[ "$total" -ge $(( $(expected_samples "$used" 99) * 75 / 100 )) ]
+	[ "$total" -ge 50 ]
 	# Every sample belongs to the workload.
 	[ "$(grep -cE '^[^#	].* [0-9]+/[0-9]+ ' "$TMP/frames.txt")" -eq \
 	  "$(grep -cE "^chain $WORKLOAD_PID/$WORKLOAD_PID " "$TMP/frames.txt")" ]
@@ -82,14 +88,22 @@ teardown() {
 	start_workload chain 6
 	prof-sample -p "$WORKLOAD_PID" > "$TMP/cap.prof" &
 	sampler=$!
-	sleep 2.5
+	# Wait for the first drain, so the signal lands mid-interval.
+	for _ in $(seq 100); do [ -s "$TMP/cap.prof" ] && break; sleep 0.1; done
+	t0=$(proc_ticks "$WORKLOAD_PID")
+	sleep 1.5
 	kill -INT "$sampler"
 	wait "$sampler"
-	# A complete capture symbolizes with status 0: it has its END record.
+	used=$(( $(proc_ticks "$WORKLOAD_PID") - t0 ))
+	# A complete capture symbolizes with status 0: it has its END record,
+	# and it holds the samples taken after the last drain.
 	run prof-symbolize -o "$TMP/frames.txt" "$TMP/cap.prof"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
-	[ "$(sum_counts "$TMP/frames.txt")" -ge 200 ]
+	after_first=$(awk '/^chain / && $3 !~ /^1\./ { s += $4 } END { print s + 0 }' "$TMP/frames.txt")
+	echo "after the first drain: $after_first samples, expected about $(expected_samples "$used" 99)"
+	[ "$after_first" -ge $(( $(expected_samples "$used" 99) * 75 / 100 )) ]
+	[ "$after_first" -ge 20 ]
 }
 
 @test "the capture's totals add up: samples written equal the END record's" {
@@ -98,7 +112,7 @@ teardown() {
 	prof-sample -d 2 -p "$WORKLOAD_PID" | prof-symbolize > "$TMP/frames.txt"
 	written=$(grep -oE '^# samples [0-9]+' "$TMP/frames.txt" | awk '{print $3}')
 	[ "$written" -eq "$(sum_counts "$TMP/frames.txt")" ]
-	[ "$written" -gt 100 ]
+	[ "$written" -gt 20 ]
 }
 
 @test "prof-sample system-wide records named kernel frames of a syscall-heavy process" {

@@ -15,7 +15,7 @@ teardown() {
 
 # capture_chain SECONDS: a capture of the chain workload, which then exits.
 capture_chain() {
-	start_workload chain "$1"
+	start_workload chain $(( $1 + 1 ))
 	prof-sample -d "$1" -p "$WORKLOAD_PID" > "$TMP/cap.prof"
 	wait "$WORKLOAD_PID"
 	WORKLOAD_PID=
@@ -76,7 +76,7 @@ capture_chain() {
 @test "a binary replaced since the capture does not resolve its old frames" {
 	require_root
 	cp "$PROF_WORKLOADS/chain" "$TMP/chain"
-	"$TMP/chain" 2 &
+	"$TMP/chain" 3 &
 	pid=$!
 	prof-sample -d 1.5 -p "$pid" > "$TMP/cap.prof"
 	wait "$pid"

@@ -89,17 +89,17 @@ TEST(unreadable_and_non_elf_files)
 TEST(stripped_library_falls_back_to_dynsym)
 {
 	/* Debian's libc has no .symtab: exported functions come from
-	 * .dynsym. */
+	 * .dynsym.  div() because sanitizers do not intercept it. */
 	struct elf_symtab t;
 	char path[512], why[256];
 	uint64_t off, vaddr;
 
-	CHECK_INT(file_offset_of((void *)qsort, path, sizeof(path), &off), 0);
+	CHECK_INT(file_offset_of((void *)div, path, sizeof(path), &off), 0);
 	CHECK(strstr(path, "libc.so") != NULL);
 	CHECK(elf_symtab_load(&t, path, NULL, 0, why, sizeof(why)));
 	CHECK(elf_symtab_vaddr(&t, off, &vaddr));
 	const struct elf_sym *s = elf_symtab_find(&t, vaddr);
-	CHECK_STR(s ? s->name : NULL, "qsort");
+	CHECK_STR(s ? s->name : NULL, "div");
 	elf_symtab_free(&t);
 	(void)known_function(1);
 }
