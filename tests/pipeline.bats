@@ -1,0 +1,89 @@
+#!/usr/bin/env bats
+# The four stages end to end, on a real BPF capture of a workload with a
+# known call chain, live through pipes and offline from a saved capture.
+
+load helpers
+
+setup() {
+	TMP=$(mktemp -d)
+}
+
+teardown() {
+	stop_workload
+	rm -rf "$TMP"
+}
+
+CHAIN='^chain;(.*;)?main;run_workload;compute;burn_cpu [0-9]+$'
+
+# check_folded FILE: the chain workload's hot path, with its callers up to
+# main, holds most of the samples; every line is well-formed and sorted.
+check_folded() {
+	local total hot
+	total=$(folded_total "$1")
+	hot=$(folded_total "$1" "$CHAIN")
+	echo "hot $hot of $total"
+	[ "$total" -gt 0 ]
+	# burn_cpu runs nearly all the time; samples landing on a prologue or
+	# in clock_gettime make up the rest.
+	[ "$hot" -ge $(( total * 80 / 100 )) ]
+	! grep -vqE '^[^ ].* [0-9]+$' "$1"
+	LC_ALL=C sort -c "$1"
+}
+
+# check_svg FILE: well-formed, with the hot frame and its tooltip.
+check_svg() {
+	xmllint --noout "$1"
+	grep -qE '<title>burn_cpu \([0-9,]+ samples, [0-9.]+%\)</title>' "$1"
+	grep -qE '<title>main \([0-9,]+ samples, [0-9.]+%\)</title>' "$1"
+}
+
+@test "live pipeline: prof-sample -p | prof-symbolize | prof-fold | prof-svg" {
+	require_root
+	start_workload chain 6
+	prof-sample -d 3 -p "$WORKLOAD_PID" | prof-symbolize | prof-fold > "$TMP/out.folded"
+	check_folded "$TMP/out.folded"
+	prof-svg "$TMP/out.folded" > "$TMP/out.svg"
+	check_svg "$TMP/out.svg"
+	# The whole pipe in one go, as the README shows it.
+	prof-sample -d 2 -p "$WORKLOAD_PID" | prof-symbolize | prof-fold | prof-svg > "$TMP/pipe.svg"
+	check_svg "$TMP/pipe.svg"
+}
+
+@test "offline pipeline: a saved capture symbolizes after the workload exited" {
+	require_root
+	start_workload chain 4
+	prof-sample -d 3 -p "$WORKLOAD_PID" > "$TMP/cap.prof"
+	wait "$WORKLOAD_PID"
+	! kill -0 "$WORKLOAD_PID" 2>/dev/null
+	WORKLOAD_PID=
+	prof-symbolize "$TMP/cap.prof" | prof-fold > "$TMP/out.folded"
+	check_folded "$TMP/out.folded"
+	prof-svg -o "$TMP/out.svg" "$TMP/out.folded"
+	check_svg "$TMP/out.svg"
+}
+
+@test "prof-symbolize output folds the same in prof-fold as in its format's rules" {
+	# tests/fixtures/symbolized.txt is prof-symbolize output (format v1);
+	# symbolized.folded is what FORMATS.md section 3 says it folds to, by
+	# stackcollapse-perf.pl's rules: comm root, offsets stripped, unknown
+	# symbols named after their dso, counts from the period column, summed.
+	run prof-fold "$BATS_TEST_DIRNAME/fixtures/symbolized.txt"
+	[ "$status" -eq 0 ]
+	diff -u "$BATS_TEST_DIRNAME/fixtures/symbolized.folded" <(printf '%s\n' "$output")
+}
+
+@test "the symbolized fixture is what prof-symbolize writes" {
+	# Guards the fixture against drifting from the real format: every
+	# line of a real capture's symbolization has one of the fixture's
+	# line shapes.
+	require_root
+	start_workload chain 3
+	prof-sample -d 1.5 -p "$WORKLOAD_PID" | prof-symbolize > "$TMP/real.txt"
+	shape() {
+		sed -E 's/^[^#	].* [0-9]+\/[0-9]+ [0-9]+\.[0-9]{6}: [0-9]+ cpu-clock:$/EVENT/;
+			s/^	 *[0-9a-f]{1,16} (\[unknown\]|[^ ].*\+0x[0-9a-f]+) \(.+\)$/FRAME/;
+			s/^# .*/COMMENT/; s/^$/BLANK/' "$1" | sort -u
+	}
+	[ "$(shape "$TMP/real.txt")" = "$(printf 'BLANK\nCOMMENT\nEVENT\nFRAME')" ]
+	[ "$(shape "$BATS_TEST_DIRNAME/fixtures/symbolized.txt")" = "$(printf 'BLANK\nCOMMENT\nEVENT\nFRAME')" ]
+}
