@@ -13,6 +13,7 @@ static const char *const loss_names[CAP_LOSS_MAX] = {
 	[CAP_LOSS_USTACK] = "user-stack",
 	[CAP_LOSS_COUNT_MAP] = "count-map-full",
 	[CAP_LOSS_PROC] = "proc-unreadable",
+	[CAP_LOSS_MMAP_EVENTS] = "mmap-events",
 };
 
 const char *cap_loss_name(uint32_t cause)

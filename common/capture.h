@@ -33,6 +33,7 @@ enum cap_loss_cause {
 	CAP_LOSS_USTACK = 2,
 	CAP_LOSS_COUNT_MAP = 3,
 	CAP_LOSS_PROC = 4,
+	CAP_LOSS_MMAP_EVENTS = 5,
 	CAP_LOSS_MAX,
 };
 

@@ -156,6 +156,48 @@ struct htab_entry *htab_upsert(struct htab *h, const void *key, size_t len,
 	return e;
 }
 
+/* The slot that points at entry index idx (there is exactly one). */
+static struct slot *slot_of(struct htab *h, uint32_t idx)
+{
+	size_t mask = h->nslots - 1;
+
+	for (size_t i = h->entries[idx].hash & mask;; i = (i + 1) & mask)
+		if (h->slots[i].idx == idx + 1)
+			return &h->slots[i];
+}
+
+bool htab_remove(struct htab *h, const void *key, size_t len)
+{
+	struct slot *s = probe(h, htab_hash(key, len), key, len);
+	size_t mask = h->nslots - 1, i, j;
+	uint32_t idx, last = (uint32_t)h->count - 1;
+
+	if (!s->idx)
+		return false;
+	idx = s->idx - 1;
+	/* Backward-shift deletion keeps every probe sequence unbroken without
+	 * tombstones: later slots of the cluster move up into the hole
+	 * unless their home lies cyclically within (hole, slot]. */
+	i = (size_t)(s - h->slots);
+	h->slots[i].idx = 0;
+	for (j = (i + 1) & mask; h->slots[j].idx; j = (j + 1) & mask) {
+		size_t home = h->slots[j].hash & mask;
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			h->slots[i] = h->slots[j];
+			h->slots[j].idx = 0;
+			i = j;
+		}
+	}
+	/* Keep entries dense: the last one fills the gap.  Its key bytes stay
+	 * in the arena, which is only freed with the table. */
+	if (idx != last) {
+		slot_of(h, last)->idx = idx + 1;
+		h->entries[idx] = h->entries[last];
+	}
+	h->count--;
+	return true;
+}
+
 size_t htab_count(const struct htab *h)
 {
 	return h->count;

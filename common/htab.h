@@ -40,6 +40,11 @@ struct htab_entry *htab_find(struct htab *h, const void *key, size_t len);
 struct htab_entry *htab_upsert(struct htab *h, const void *key, size_t len,
 			       bool *created);
 
+/* Removes key if present; returns whether it was.  The last entry moves
+ * into the removed one's place, so insertion order is not kept after a
+ * removal, and entry pointers are invalidated. */
+bool htab_remove(struct htab *h, const void *key, size_t len);
+
 size_t htab_count(const struct htab *h);
 
 /* The entries in insertion order. */

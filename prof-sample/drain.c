@@ -10,7 +10,6 @@
 #include "diag.h"
 #include "profile.h"
 #include "profile.skel.h"
-#include "proc_maps.h"
 
 _Static_assert(PROF_NR_COUNTERS <= 8, "drainer.counters is too small");
 
@@ -23,17 +22,23 @@ uint64_t monotonic_ns(void)
 }
 
 void drainer_init(struct drainer *d, struct profile_bpf *skel, struct cap_writer *w,
-		  struct kallsyms *ksyms, uint64_t start_ns)
+		  struct kallsyms *ksyms, struct processes *procs, uint64_t start_ns)
 {
 	memset(d, 0, sizeof(*d));
 	d->skel = skel;
 	d->w = w;
 	d->ksyms = ksyms;
+	d->procs = procs;
 	d->start_ns = start_ns;
 	d->stacks = htab_new();
 	d->threads = htab_new();
-	d->procs = htab_new();
-	d->build_ids = htab_new();
+	d->max_stacks = bpf_map__max_entries(skel->maps.stacks0);
+	d->max_counts = bpf_map__max_entries(skel->maps.counts0);
+	/* Allocated once: only the pages a drain fills are ever touched. */
+	d->stack_keys = xcalloc(d->max_stacks, sizeof(*d->stack_keys));
+	d->stack_vals = xcalloc(d->max_stacks, sizeof(*d->stack_vals));
+	d->count_keys = xcalloc(d->max_counts, sizeof(*d->count_keys));
+	d->count_vals = xcalloc(d->max_counts, sizeof(*d->count_vals));
 }
 
 void drainer_free(struct drainer *d)
@@ -44,8 +49,35 @@ void drainer_free(struct drainer *d)
 		free(e[i].val.p);
 	htab_free(d->stacks);
 	htab_free(d->threads);
-	htab_free(d->procs);
-	proc_ids_free(d->build_ids);
+	free(d->stack_keys);
+	free(d->stack_vals);
+	free(d->count_keys);
+	free(d->count_vals);
+}
+
+/* Reads and deletes every entry of a map nobody writes to any more.
+ * Returns the number of entries, or -errno. */
+static long take_all(int fd, void *keys, size_t key_size, void *vals, size_t val_size,
+		     uint32_t max)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	/* Batch tokens are opaque; hash maps use a bucket index. */
+	uint64_t in[8], out[8];
+	uint32_t total = 0;
+	bool first = true;
+
+	while (total < max) {
+		uint32_t n = max - total;
+		int err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : in, out,
+							  (char *)keys + total * key_size,
+							  (char *)vals + total * val_size, &n, &opts);
+		total += n;
+		if (err)
+			return errno == ENOENT ? (long)total : -errno;
+		memcpy(in, out, sizeof(in));
+		first = false;
+	}
+	return total;
 }
 
 static void write_ksyms(struct drainer *d, const uint64_t *ips, uint32_t nr)
@@ -59,30 +91,27 @@ static void write_ksyms(struct drainer *d, const uint64_t *ips, uint32_t nr)
 	}
 }
 
-/* Maps a stack-map id of the drained set to a capture stack id, writing the
- * STACK record (and the KSYMs it needs) the first time its contents are
- * seen.  0 when the sample has no such stack. */
-static uint32_t capture_stack(struct drainer *d, int map_fd, int32_t id, bool kernel)
+/* Gives each stack hash a capture id, writing the STACK record (and the
+ * KSYMs it needs) the first time the hash is seen. */
+static void note_stack(struct drainer *d, uint64_t hash, const struct stack_trace *st)
 {
-	uint64_t ips[PROF_MAX_STACK] = { 0 };
-	uint32_t nr = 0;
 	bool created;
-	struct htab_entry *e;
+	struct htab_entry *e = htab_upsert(d->stacks, &hash, sizeof(hash), &created);
+	uint32_t nr = st->nr < PROF_MAX_STACK ? (uint32_t)st->nr : PROF_MAX_STACK;
 
-	if (id < 0 || bpf_map_lookup_elem(map_fd, &id, ips) != 0)
-		return 0;
-	while (nr < PROF_MAX_STACK && ips[nr])
-		nr++;
-	if (nr == 0)
-		return 0;
-	e = htab_upsert(d->stacks, ips, nr * sizeof(ips[0]), &created);
-	if (created) {
-		e->val.u = ++d->stats.stacks;
-		if (kernel)
-			write_ksyms(d, ips, nr);
-		capw_stack(d->w, (uint32_t)e->val.u, nr, ips);
-	}
-	return (uint32_t)e->val.u;
+	if (!created)
+		return;
+	e->val.u = ++d->stats.stacks;
+	if (hash & PROF_KERNEL_STACK)
+		write_ksyms(d, (const uint64_t *)st->ip, nr);
+	capw_stack(d->w, (uint32_t)e->val.u, nr, (const uint64_t *)st->ip);
+}
+
+static uint32_t stack_id(struct drainer *d, uint64_t hash)
+{
+	struct htab_entry *e = hash ? htab_find(d->stacks, &hash, sizeof(hash)) : NULL;
+
+	return e ? (uint32_t)e->val.u : 0;
 }
 
 static void note_thread(struct drainer *d, const struct sample_key *k)
@@ -100,19 +129,12 @@ static void note_thread(struct drainer *d, const struct sample_key *k)
 	capw_comm(d->w, k->pid, k->tid, comm);
 }
 
-static void note_process(struct drainer *d, uint32_t pid)
+static void loss(struct drainer *d, enum cap_loss_cause cause, uint64_t n)
 {
-	bool created;
-
-	htab_upsert(d->procs, &pid, sizeof(pid), &created);
-	if (!created || pid == 0)
+	if (!n)
 		return;
-	if (!proc_write_maps(d->w, pid, d->build_ids)) {
-		d->stats.lost[CAP_LOSS_PROC]++;
-		capw_loss(d->w, CAP_LOSS_PROC, 1);
-		if (d->verbose)
-			warn("/proc/%u/maps", pid);
-	}
+	d->stats.lost[cause] += n;
+	capw_loss(d->w, cause, n);
 }
 
 static void account_losses(struct drainer *d)
@@ -129,27 +151,14 @@ static void account_losses(struct drainer *d)
 
 	d->stats.seen = c[PROF_SEEN];
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
-		uint64_t now = c[map[i].counter], delta = now - d->counters[map[i].counter];
-		if (!delta)
-			continue;
+		uint64_t now = c[map[i].counter];
+		loss(d, map[i].cause, now - d->counters[map[i].counter]);
 		d->counters[map[i].counter] = now;
-		d->stats.lost[map[i].cause] += delta;
-		capw_loss(d->w, map[i].cause, delta);
 	}
-}
-
-/* Every key of a map, read before any is deleted: deleting while walking
- * with get_next_key would restart the walk. */
-static size_t map_keys(int fd, void *keys, size_t key_size, size_t max)
-{
-	size_t n = 0;
-	char *prev = NULL, *k = keys;
-
-	while (n < max && bpf_map_get_next_key(fd, prev, k + n * key_size) == 0) {
-		prev = k + n * key_size;
-		n++;
+	if (d->sideband_lost) {
+		loss(d, CAP_LOSS_MMAP_EVENTS, *d->sideband_lost - d->sideband_reported);
+		d->sideband_reported = *d->sideband_lost;
 	}
-	return n;
 }
 
 bool drain(struct drainer *d)
@@ -158,48 +167,46 @@ bool drain(struct drainer *d)
 	uint32_t set = s->bss->active;
 	int counts_fd = bpf_map__fd(set ? s->maps.counts1 : s->maps.counts0);
 	int stacks_fd = bpf_map__fd(set ? s->maps.stacks1 : s->maps.stacks0);
-	size_t max_counts = bpf_map__max_entries(s->maps.counts0);
-	size_t max_stacks = bpf_map__max_entries(s->maps.stacks0);
-	struct sample_key *keys = xcalloc(max_counts, sizeof(*keys));
-	uint32_t *ids = xcalloc(max_stacks, sizeof(*ids));
 	uint64_t now = monotonic_ns() - d->start_ns;
-	bool ok = true;
-	size_t n;
+	long nstacks, ncounts;
 
 	/* Flip, then give programs that read the old value time to finish;
 	 * they run for microseconds in interrupt context. */
 	__atomic_store_n(&s->bss->active, set ^ 1, __ATOMIC_SEQ_CST);
 	usleep(2000);
 
-	n = map_keys(counts_fd, keys, sizeof(*keys), max_counts);
-	for (size_t i = 0; i < n; i++) {
-		struct sample_key *k = &keys[i];
-		uint64_t count;
-		if (bpf_map_lookup_and_delete_elem(counts_fd, k, &count) != 0) {
-			warn("draining the count map");
-			ok = false;
-			continue;
-		}
-		note_process(d, k->pid);
-		note_thread(d, k);
-		struct cap_sample smp = {
-			.pid = k->pid,
-			.tid = k->tid,
-			.kstack = capture_stack(d, stacks_fd, k->kstack, true),
-			.ustack = capture_stack(d, stacks_fd, k->ustack, false),
-			.count = count,
-			.time_ns = now,
-		};
-		capw_sample(d->w, &smp);
-		d->stats.samples += count;
+	nstacks = take_all(stacks_fd, d->stack_keys, sizeof(*d->stack_keys), d->stack_vals,
+			   sizeof(*d->stack_vals), d->max_stacks);
+	ncounts = take_all(counts_fd, d->count_keys, sizeof(*d->count_keys), d->count_vals,
+			   sizeof(*d->count_vals), d->max_counts);
+	if (nstacks < 0 || ncounts < 0) {
+		errno = (int)-(nstacks < 0 ? nstacks : ncounts);
+		warn("draining the BPF maps");
+		return false;
 	}
-
-	n = map_keys(stacks_fd, ids, sizeof(*ids), max_stacks);
-	for (size_t i = 0; i < n; i++)
-		bpf_map_delete_elem(stacks_fd, &ids[i]);
-
+	for (long i = 0; i < nstacks; i++)
+		note_stack(d, d->stack_keys[i], &d->stack_vals[i]);
+	for (long i = 0; i < ncounts; i++) {
+		const struct sample_key *k = &d->count_keys[i];
+		/* Only user frames need the mappings. */
+		if (k->ustack && !processes_sampled(d->procs, k->pid)) {
+			loss(d, CAP_LOSS_PROC, 1);
+			if (d->verbose)
+				warnx("process %u (%.16s) exited before its mappings were known",
+				      k->pid, k->comm);
+		}
+		note_thread(d, k);
+		capw_sample(d->w, &(struct cap_sample){
+					  .pid = k->pid,
+					  .tid = k->tid,
+					  .kstack = stack_id(d, k->kstack),
+					  .ustack = stack_id(d, k->ustack),
+					  .count = d->count_vals[i],
+					  .time_ns = now,
+				  });
+		d->stats.samples += d->count_vals[i];
+	}
 	account_losses(d);
-	free(keys);
-	free(ids);
-	return ok;
+	processes_reap(d->procs, ++d->interval);
+	return true;
 }

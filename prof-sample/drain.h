@@ -13,8 +13,11 @@
 #include "capture.h"
 #include "htab.h"
 #include "kallsyms.h"
+#include "processes.h"
 
 struct profile_bpf;
+struct sample_key;
+struct stack_trace;
 
 struct drain_stats {
 	uint64_t seen;	  /* samples the BPF program took */
@@ -27,18 +30,26 @@ struct drainer {
 	struct profile_bpf *skel;
 	struct cap_writer *w;
 	struct kallsyms *ksyms; /* NULL when kernel symbols are unavailable */
+	struct processes *procs;
+	const uint64_t *sideband_lost;
 	bool verbose;
-	uint64_t start_ns;	/* CLOCK_MONOTONIC at capture start */
-	struct htab *stacks;	/* stack contents -> capture stack id */
-	struct htab *threads;	/* tid -> last comm written */
-	struct htab *procs;	/* pids whose mappings were written */
-	struct htab *build_ids; /* (dev, inode) -> build-id */
-	uint64_t counters[8];	/* BPF counters already accounted for */
+	uint64_t start_ns;    /* CLOCK_MONOTONIC at capture start */
+	uint64_t interval;    /* drains done so far */
+	struct htab *stacks;  /* stack hash -> capture stack id */
+	struct htab *threads; /* tid -> last comm written */
+	uint64_t counters[8]; /* BPF counters already accounted for */
+	uint64_t sideband_reported;
+	/* Buffers for one batch read of each map, sized by max_entries. */
+	uint64_t *stack_keys;
+	struct stack_trace *stack_vals;
+	struct sample_key *count_keys;
+	uint64_t *count_vals;
+	uint32_t max_stacks, max_counts;
 	struct drain_stats stats;
 };
 
 void drainer_init(struct drainer *d, struct profile_bpf *skel, struct cap_writer *w,
-		  struct kallsyms *ksyms, uint64_t start_ns);
+		  struct kallsyms *ksyms, struct processes *procs, uint64_t start_ns);
 void drainer_free(struct drainer *d);
 
 /* Switches the BPF program to the other map set, then moves everything in

@@ -2,15 +2,12 @@
  * prof-sample: sample on-CPU stacks with eBPF and write a raw capture.
  *
  * Shape as libbpf-tools' bootstrap: open the skeleton, configure it, load,
- * attach, then loop draining the maps until the duration ends or a signal
- * arrives; one cleanup path.
+ * attach, then loop draining the maps until the duration ends, a signal
+ * arrives or the command exits; one cleanup path.
  */
 #include <bpf/libbpf.h>
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
-#include <limits.h>
-#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,41 +18,16 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "command.h"
 #include "diag.h"
 #include "drain.h"
 #include "kallsyms.h"
+#include "options.h"
 #include "perf_events.h"
+#include "processes.h"
 #include "profile.skel.h"
+#include "sideband.h"
 #include "stream.h"
-#include "targets.h"
-
-static const char usage[] =
-	"Usage: prof-sample [OPTION]... > CAPTURE\n"
-	"Sample on-CPU stacks of the whole system, or of the given processes, and\n"
-	"write a raw capture (see prof-symbolize(1)).\n"
-	"\n"
-	"  -F, --frequency HZ     samples per second per CPU (default 99)\n"
-	"  -d, --duration SECS    stop after SECS seconds (fractions allowed);\n"
-	"                         default: until SIGINT or SIGTERM\n"
-	"  -p, --pid PID[,PID]... sample only these processes (all their threads);\n"
-	"                         repeatable\n"
-	"      --idle             include the idle task (excluded by default)\n"
-	"      --interval SECS    drain and flush the capture every SECS (default 1)\n"
-	"  -o, --output FILE      write to FILE instead of stdout\n"
-	"  -v, --verbose          show libbpf messages and a summary\n"
-	"  -h, --help             show this help and exit\n"
-	"  -V, --version          show the version and exit\n"
-	"\n"
-	"Exit status: 0 capture complete, 1 capture cut short (output closed or\n"
-	"unwritable), 2 usage error or the profiler could not start.\n";
-
-struct options {
-	uint32_t freq;
-	double duration, interval;
-	const char *output;
-	bool idle, verbose;
-	struct targets targets;
-};
 
 static volatile sig_atomic_t exiting;
 
@@ -71,75 +43,6 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 {
 	(void)level;
 	return verbose_libbpf ? vfprintf(stderr, fmt, ap) : 0;
-}
-
-static double parse_seconds(const char *arg, const char *what)
-{
-	char *end;
-	double v = strtod(arg, &end);
-
-	if (end == arg || *end || !isfinite(v) || v <= 0 || v > 1e7)
-		errx(EXIT_USAGE, "invalid %s: '%s'", what, arg);
-	return v;
-}
-
-static void parse_options(int argc, char **argv, struct options *o)
-{
-	enum { OPT_IDLE = 256, OPT_INTERVAL };
-	static const struct option longopts[] = {
-		{ "frequency", required_argument, NULL, 'F' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "idle", no_argument, NULL, OPT_IDLE },
-		{ "interval", required_argument, NULL, OPT_INTERVAL },
-		{ "output", required_argument, NULL, 'o' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ 0 },
-	};
-	int c;
-
-	*o = (struct options){ .freq = 99, .interval = 1.0 };
-	while ((c = getopt_long(argc, argv, "F:d:p:o:vhV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'F': {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (end == optarg || *end || v == 0 || v > 100000)
-				errx(EXIT_USAGE, "invalid frequency: '%s' (1 to 100000 Hz)", optarg);
-			o->freq = (uint32_t)v;
-			break;
-		}
-		case 'd':
-			o->duration = parse_seconds(optarg, "duration");
-			break;
-		case 'p':
-			targets_add_pids(&o->targets, optarg);
-			break;
-		case OPT_IDLE:
-			o->idle = true;
-			break;
-		case OPT_INTERVAL:
-			o->interval = parse_seconds(optarg, "interval");
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'v':
-			o->verbose = true;
-			break;
-		case 'h':
-			usage_exit(usage, EXIT_OK);
-		case 'V':
-			print_version();
-			exit(EXIT_OK);
-		default:
-			usage_exit(usage, EXIT_USAGE);
-		}
-	}
-	if (optind < argc)
-		errx(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
 }
 
 static void read_line(const char *path, char *buf, size_t size)
@@ -166,24 +69,13 @@ static void write_info(struct cap_writer *w, const struct options *o, int ncpus)
 	capw_info(w, &(struct cap_info){
 			     .start_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec,
 			     .freq = o->freq,
+			     .period = o->period,
 			     .ncpus = (uint32_t)ncpus,
 			     .event = cap_cstr("cpu-clock"),
 			     .hostname = cap_cstr(u.nodename),
 			     .release = cap_cstr(u.release),
 			     .boot_id = cap_cstr(boot_id),
 		     });
-}
-
-/* Sleeps until the monotonic time `until`, or until a signal. */
-static void sleep_until(uint64_t until)
-{
-	uint64_t now = monotonic_ns();
-
-	if (now >= until || exiting)
-		return;
-	struct timespec ts = { .tv_sec = (time_t)((until - now) / 1000000000u),
-			       .tv_nsec = (long)((until - now) % 1000000000u) };
-	nanosleep(&ts, NULL);
 }
 
 /* Flushes the capture; false once the reader has gone or the disk is full. */
@@ -198,22 +90,47 @@ static bool flush_output(FILE *out)
 	return false;
 }
 
+static uint64_t total_lost(const struct drain_stats *st)
+{
+	uint64_t n = 0;
+
+	for (int c = 1; c < CAP_LOSS_MAX; c++)
+		n += st->lost[c];
+	return n;
+}
+
+static void progress(const struct drainer *d, bool final)
+{
+	fprintf(stderr, "\rprof-sample: %.0fs, %" PRIu64 " samples, %u stacks, %" PRIu64 " lost%s",
+		(double)(monotonic_ns() - d->start_ns) / 1e9, d->stats.samples, d->stats.stacks,
+		total_lost(&d->stats), final ? "\n" : "  ");
+}
+
 static void report(const struct drain_stats *st, bool verbose)
 {
-	uint64_t lost_stacks = st->lost[CAP_LOSS_KSTACK] + st->lost[CAP_LOSS_USTACK];
-
 	if (verbose)
 		warnx("%" PRIu64 " samples, %u distinct stacks", st->samples, st->stacks);
 	if (st->lost[CAP_LOSS_COUNT_MAP])
-		warnx("lost %" PRIu64 " of %" PRIu64 " samples: count map full",
+		warnx("lost %" PRIu64 " of %" PRIu64 " samples: count map full "
+		      "(raise --count-storage-size)",
 		      st->lost[CAP_LOSS_COUNT_MAP], st->seen);
-	if (lost_stacks)
-		warnx("lost %" PRIu64 " kernel and %" PRIu64 " user stacks: stack map full or "
-		      "colliding",
+	if (st->lost[CAP_LOSS_KSTACK] || st->lost[CAP_LOSS_USTACK])
+		warnx("lost %" PRIu64 " kernel and %" PRIu64 " user stacks: stack map full "
+		      "(raise --stack-storage-size)",
 		      st->lost[CAP_LOSS_KSTACK], st->lost[CAP_LOSS_USTACK]);
 	if (st->lost[CAP_LOSS_PROC])
-		warnx("%" PRIu64 " process(es) exited before their mappings could be read",
+		warnx("%" PRIu64 " process(es) exited before their mappings were known",
 		      st->lost[CAP_LOSS_PROC]);
+	if (st->lost[CAP_LOSS_MMAP_EVENTS])
+		warnx("lost %" PRIu64 " mmap events", st->lost[CAP_LOSS_MMAP_EVENTS]);
+}
+
+static void set_map_sizes(struct profile_bpf *skel, const struct options *o)
+{
+	bpf_map__set_max_entries(skel->maps.stacks0, o->stack_entries);
+	bpf_map__set_max_entries(skel->maps.stacks1, o->stack_entries);
+	bpf_map__set_max_entries(skel->maps.counts0, o->count_entries);
+	bpf_map__set_max_entries(skel->maps.counts1, o->count_entries);
 }
 
 int main(int argc, char **argv)
@@ -221,10 +138,13 @@ int main(int argc, char **argv)
 	struct options opt;
 	struct profile_bpf *skel = NULL;
 	struct perf_events events = { 0 };
-	struct kallsyms ksyms;
-	bool have_ksyms;
+	struct command cmd = { 0 };
+	struct kallsyms ksyms = { 0 };
+	struct processes procs;
+	struct sideband sb = { .map_fd = -1 };
 	struct cap_writer w;
 	struct drainer d;
+	bool have_ksyms, show_progress;
 	FILE *out;
 	int status = EXIT_OK, err;
 
@@ -236,16 +156,27 @@ int main(int argc, char **argv)
 	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
 		errx(EXIT_USAGE, "this kernel has no BTF (/sys/kernel/btf/vmlinux): "
 				 "it needs CONFIG_DEBUG_INFO_BTF=y");
-
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
+	show_progress = !opt.quiet && isatty(STDERR_FILENO);
+
+	/* The command is forked first, held before its exec, so that its PID
+	 * is in the filter before it runs. */
+	if (opt.command)
+		command_spawn(&cmd, opt.command);
 
 	skel = profile_bpf__open();
 	if (!skel)
 		errx(EXIT_USAGE, "cannot open the BPF program: %s", strerror(errno));
-	skel->rodata->filter_pids = opt.targets.npids > 0;
+	targets_configure(&opt.targets, skel);
+	skel->rodata->filter_pids |= opt.command != NULL;
 	skel->rodata->include_idle = opt.idle;
+	skel->rodata->kernel_stacks = opt.kernel;
+	skel->rodata->user_stacks = opt.user;
+	set_map_sizes(skel, &opt);
+	bpf_program__set_autoload(skel->progs.follow_fork, opt.command != NULL);
+	bpf_program__set_autoload(skel->progs.forget_exit, skel->rodata->filter_pids);
 	err = profile_bpf__load(skel);
 	if (err) {
 		warnx("cannot load the BPF program: %s%s", strerror(-err),
@@ -255,7 +186,14 @@ int main(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto cleanup;
 	}
-	if (!targets_install(&opt.targets, bpf_map__fd(skel->maps.pids))) {
+	if (!targets_install(&opt.targets, skel) ||
+	    (opt.command && !targets_follow(skel, (uint32_t)cmd.pid))) {
+		status = EXIT_USAGE;
+		goto cleanup;
+	}
+	err = profile_bpf__attach(skel);
+	if (err) {
+		warnx("cannot attach the process tracepoints: %s", strerror(-err));
 		status = EXIT_USAGE;
 		goto cleanup;
 	}
@@ -264,33 +202,55 @@ int main(int argc, char **argv)
 		warn("/proc/kallsyms: kernel frames will stay unresolved");
 
 	capw_init(&w, out);
+	processes_init(&procs, &w);
 	uint64_t start = monotonic_ns();
-	drainer_init(&d, skel, &w, have_ksyms ? &ksyms : NULL, start);
+	drainer_init(&d, skel, &w, have_ksyms ? &ksyms : NULL, &procs, start);
 	d.verbose = opt.verbose;
-	err = perf_events_attach(&events, skel->progs.do_sample, opt.freq, 0);
+	if (sideband_open(&sb, &procs, &d.interval) == 0)
+		d.sideband_lost = &sb.lost;
+	else
+		warnx("processes that exit before a drain will lose their user frames");
+	err = perf_events_attach(&events, skel->progs.do_sample,
+				 &(struct sample_clock){ opt.freq, opt.period, opt.user, opt.kernel,
+							 opt.targets.cpus, opt.targets.ncpus });
 	if (err) {
 		status = EXIT_USAGE;
 		goto cleanup_capture;
 	}
-	write_info(&w, &opt, events.ncpus);
+	write_info(&w, &opt, events.nattached);
+	if (opt.command)
+		command_start(&cmd);
 
 	uint64_t interval = (uint64_t)(opt.interval * 1e9);
 	uint64_t deadline = opt.duration ? start + (uint64_t)(opt.duration * 1e9) : UINT64_MAX;
 	uint64_t next = start + interval;
-	while (!exiting && monotonic_ns() < deadline) {
-		sleep_until(next < deadline ? next : deadline);
-		if (exiting || monotonic_ns() < next)
+	while (!exiting && !(opt.command && command_done(&cmd))) {
+		uint64_t now = monotonic_ns();
+		if (now >= deadline)
+			break;
+		if (now < next) {
+			uint64_t until = next < deadline ? next : deadline;
+			/* Wake at least every 100 ms to keep the mmap-event
+			 * rings from filling up, and to notice the command
+			 * exiting. */
+			uint64_t ms = (until - now) / 1000000 + 1;
+			sideband_poll(&sb, ms > 100 ? 100 : (int)ms);
 			continue;
+		}
 		next += interval;
+		sideband_poll(&sb, 0);
 		if (!drain(&d) || !flush_output(out)) {
 			status = EXIT_PARTIAL;
 			break;
 		}
+		if (show_progress)
+			progress(&d, false);
 	}
 
 	/* Stop sampling first so the last drain sees every sample taken. */
 	perf_events_detach(&events);
 	if (status == EXIT_OK) {
+		sideband_poll(&sb, 0);
 		drain(&d);
 		capw_end(&w, &(struct cap_end){
 				     .duration_ns = monotonic_ns() - start,
@@ -302,18 +262,32 @@ int main(int argc, char **argv)
 			status = EXIT_PARTIAL;
 		out = NULL;
 	}
+	if (show_progress)
+		progress(&d, true);
 	report(&d.stats, opt.verbose);
 
 cleanup_capture:
+	sideband_close(&sb);
 	drainer_free(&d);
+	processes_free(&procs);
 	capw_free(&w);
-	if (have_ksyms)
-		kallsyms_free(&ksyms);
+	kallsyms_free(&ksyms);
 cleanup:
 	perf_events_detach(&events);
 	profile_bpf__destroy(skel);
 	targets_free(&opt.targets);
 	if (out)
 		fclose(out);
+	if (opt.command) {
+		if (status == EXIT_USAGE) {
+			command_abort(&cmd);
+			return status;
+		}
+		/* Sampling ended before the command (-d, a signal): wait for
+		 * it, as a shell would. */
+		while (!command_done(&cmd))
+			usleep(10000);
+		return command_exit_status(&cmd);
+	}
 	return status;
 }

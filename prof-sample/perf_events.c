@@ -10,30 +10,21 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "targets.h"
 
-/* Parses a CPU list such as "0-3,5" into a bitmap of up to max CPUs. */
 static int online_cpus(bool *online, int max)
 {
 	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
-	int a, b, n = 0;
-	char sep;
+	char line[4096];
+	int n = 0;
 
 	if (!f)
 		return -errno;
-	while (fscanf(f, "%d", &a) == 1) {
-		b = a;
-		if (fscanf(f, "%c", &sep) == 1 && sep == '-') {
-			if (fscanf(f, "%d", &b) != 1)
-				break;
-			if (fscanf(f, "%c", &sep) != 1)
-				sep = '\n';
-		}
-		for (int c = a; c <= b && c < max; c++, n++)
-			online[c] = true;
-		if (sep != ',')
-			break;
-	}
+	if (!fgets(line, sizeof(line), f) || !parse_cpu_list(line, online, max))
+		n = -EINVAL;
 	fclose(f);
+	for (int c = 0; c < max && n >= 0; c++)
+		n += online[c];
 	return n;
 }
 
@@ -52,25 +43,27 @@ static const char *explain(int e)
 	}
 }
 
-int perf_events_attach(struct perf_events *pe, struct bpf_program *prog, uint32_t freq,
-		       uint64_t period)
+int perf_events_attach(struct perf_events *pe, struct bpf_program *prog,
+		       const struct sample_clock *clock)
 {
 	int max = libbpf_num_possible_cpus();
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
 		.config = PERF_COUNT_SW_CPU_CLOCK,
 		.size = sizeof(attr),
-		.freq = freq != 0,
+		.freq = clock->freq != 0,
+		.exclude_user = !clock->user,
+		.exclude_kernel = !clock->kernel,
 	};
 	bool *online;
 	int n;
 
 	if (max <= 0)
 		return max ? max : -EINVAL;
-	if (freq)
-		attr.sample_freq = freq;
+	if (clock->freq)
+		attr.sample_freq = clock->freq;
 	else
-		attr.sample_period = period;
+		attr.sample_period = clock->period;
 	memset(pe, 0, sizeof(*pe));
 	online = xcalloc((size_t)max, sizeof(*online));
 	n = online_cpus(online, max);
@@ -85,7 +78,7 @@ int perf_events_attach(struct perf_events *pe, struct bpf_program *prog, uint32_
 	for (int cpu = 0; cpu < max; cpu++)
 		pe->fds[cpu] = -1;
 	for (int cpu = 0; cpu < max; cpu++) {
-		if (!online[cpu])
+		if (!online[cpu] || (clock->cpus && (cpu >= clock->ncpus || !clock->cpus[cpu])))
 			continue;
 		pe->fds[cpu] = (int)syscall(__NR_perf_event_open, &attr, -1, cpu, -1,
 					    PERF_FLAG_FD_CLOEXEC);
@@ -102,6 +95,7 @@ int perf_events_attach(struct perf_events *pe, struct bpf_program *prog, uint32_
 			free(online);
 			return -e;
 		}
+		pe->nattached++;
 	}
 	free(online);
 	return 0;

@@ -3,47 +3,9 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/sysmacros.h>
 
-#include "build_id.h"
-#include "diag.h"
-
-struct cached_id {
-	uint8_t len;
-	uint8_t id[BUILD_ID_MAX];
-};
-
-static const struct cached_id *lookup_id(struct htab *ids, uint32_t pid, const struct cap_map *m,
-					 const char *path)
-{
-	uint64_t key[2] = { m->dev, m->inode };
-	bool created;
-	struct htab_entry *e = htab_upsert(ids, key, sizeof(key), &created);
-	struct cached_id *c;
-	char file[128];
-
-	if (!created)
-		return e->val.p;
-	c = xcalloc(1, sizeof(*c));
-	e->val.p = c;
-	/* map_files reaches the very file that is mapped, even when it was
-	 * deleted or lives in another mount namespace; the path through the
-	 * process's root is the fallback where map_files is not readable. */
-	snprintf(file, sizeof(file), "/proc/%" PRIu32 "/map_files/%" PRIx64 "-%" PRIx64, pid,
-		 m->start, m->end);
-	c->len = (uint8_t)file_build_id(file, c->id);
-	if (!c->len && path[0] == '/') {
-		char *alt;
-		if (asprintf(&alt, "/proc/%" PRIu32 "/root%s", pid, path) >= 0) {
-			c->len = (uint8_t)file_build_id(alt, c->id);
-			free(alt);
-		}
-	}
-	return c;
-}
-
-bool proc_write_maps(struct cap_writer *w, uint32_t pid, struct htab *ids)
+bool proc_maps_read(uint32_t pid, void (*fn)(void *ctx, const struct mapping *m), void *ctx)
 {
 	char name[64], *line = NULL;
 	size_t cap = 0;
@@ -59,7 +21,6 @@ bool proc_write_maps(struct cap_writer *w, uint32_t pid, struct htab *ids)
 		unsigned int major, minor;
 		char perms[8];
 		int path_at = 0;
-		struct cap_map m;
 
 		if (line[n - 1] == '\n')
 			line[--n] = '\0';
@@ -68,33 +29,16 @@ bool proc_write_maps(struct cap_writer *w, uint32_t pid, struct htab *ids)
 			continue;
 		if (perms[2] != 'x')
 			continue;
-		const char *path = line + path_at;
-		m = (struct cap_map){
-			.pid = pid,
-			.start = start,
-			.end = end,
-			.pgoff = pgoff,
-			.dev = makedev(major, minor),
-			.inode = inode,
-			.path = cap_cstr(path),
-		};
-		if (inode) {
-			const struct cached_id *c = lookup_id(ids, pid, &m, path);
-			m.build_id_len = c->len;
-			m.build_id = c->id;
-		}
-		capw_map(w, &m);
+		fn(ctx, &(struct mapping){
+				.start = start,
+				.end = end,
+				.pgoff = pgoff,
+				.dev = makedev(major, minor),
+				.inode = inode,
+				.path = line + path_at,
+			});
 	}
 	free(line);
 	fclose(f);
 	return true;
-}
-
-void proc_ids_free(struct htab *ids)
-{
-	struct htab_entry *e = htab_entries(ids);
-
-	for (size_t i = 0; i < htab_count(ids); i++)
-		free(e[i].val.p);
-	htab_free(ids);
 }

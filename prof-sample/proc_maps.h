@@ -1,6 +1,5 @@
 /*
- * Executable mappings of a process, read from /proc when the process is
- * first sampled, with the build-id of each mapped file.
+ * Reading the executable mappings of a live process from /proc/PID/maps.
  */
 #ifndef PROF_SAMPLE_PROC_MAPS_H
 #define PROF_SAMPLE_PROC_MAPS_H
@@ -8,16 +7,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "capture.h"
-#include "htab.h"
+#include "processes.h"
 
-/* Writes a MAP record for every executable mapping of pid.  Build-ids are
- * cached in ids by (device, inode), so a library shared by a thousand
- * processes is read once.  Returns false if /proc/PID/maps is unreadable
- * (the process already exited, most often). */
-bool proc_write_maps(struct cap_writer *w, uint32_t pid, struct htab *ids);
-
-/* Frees the cache's values. */
-void proc_ids_free(struct htab *ids);
+/* Calls fn for every executable mapping of pid (without build-id; m->path
+ * is valid only during the call).  False if /proc/PID/maps is unreadable:
+ * the process exited, most often. */
+bool proc_maps_read(uint32_t pid, void (*fn)(void *ctx, const struct mapping *m), void *ctx);
 
 #endif

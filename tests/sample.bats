@@ -28,7 +28,7 @@ teardown() {
 	[[ "$output" == *"Try 'prof-sample --help'"* ]]
 	run prof-sample -F 0
 	[ "$status" -eq 2 ]
-	[[ "$output" == "prof-sample: invalid frequency: '0' (1 to 100000 Hz)" ]]
+	[[ "$output" == "prof-sample: invalid frequency: '0' (1 to 100000)" ]]
 	run prof-sample -d -1
 	[ "$status" -eq 2 ]
 	[[ "$output" == "prof-sample: invalid duration: '-1'" ]]

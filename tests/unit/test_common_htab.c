@@ -56,3 +56,34 @@ TEST(keys_are_copied)
 	CHECK_INT(htab_count(h), 2);
 	htab_free(h);
 }
+
+TEST(remove_keeps_every_other_key_reachable)
+{
+	struct htab *h = htab_new();
+	char key[32];
+	int n = 5000;
+
+	for (int i = 0; i < n; i++) {
+		int len = snprintf(key, sizeof(key), "k%d", i);
+		htab_upsert(h, key, (size_t)len, NULL)->val.u = (uint64_t)i;
+	}
+	/* Remove every third key, then check all of them. */
+	for (int i = 0; i < n; i += 3) {
+		int len = snprintf(key, sizeof(key), "k%d", i);
+		CHECK(htab_remove(h, key, (size_t)len));
+		CHECK(!htab_remove(h, key, (size_t)len));
+	}
+	CHECK_INT(htab_count(h), n - (n + 2) / 3);
+	for (int i = 0; i < n; i++) {
+		int len = snprintf(key, sizeof(key), "k%d", i);
+		struct htab_entry *e = htab_find(h, key, (size_t)len);
+		if (i % 3 == 0)
+			CHECK(e == NULL);
+		else
+			CHECK(e && e->val.u == (uint64_t)i);
+	}
+	/* Removed keys can come back. */
+	htab_upsert(h, "k0", 2, NULL)->val.u = 42;
+	CHECK_INT(htab_find(h, "k0", 2)->val.u, 42);
+	htab_free(h);
+}

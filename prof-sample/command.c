@@ -1,0 +1,71 @@
+#include "command.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "diag.h"
+
+void command_spawn(struct command *c, char **argv)
+{
+	int fds[2];
+	char byte;
+
+	memset(c, 0, sizeof(*c));
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		err(EXIT_USAGE, "pipe");
+	c->pid = fork();
+	if (c->pid < 0)
+		err(EXIT_USAGE, "fork");
+	if (c->pid == 0) {
+		close(fds[1]);
+		/* The parent closes its end once the filter is in place. */
+		if (read(fds[0], &byte, 1) != 0)
+			_exit(127);
+		close(fds[0]);
+		signal(SIGPIPE, SIG_DFL);
+		execvp(argv[0], argv);
+		fprintf(stderr, "prof-sample: %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(fds[0]);
+	c->go_fd = fds[1];
+}
+
+void command_start(struct command *c)
+{
+	if (c->go_fd > 0) {
+		close(c->go_fd);
+		c->go_fd = -1;
+	}
+}
+
+bool command_done(struct command *c)
+{
+	if (!c->exited && c->pid > 0 && waitpid(c->pid, &c->status, WNOHANG) == c->pid)
+		c->exited = true;
+	return c->exited;
+}
+
+void command_abort(struct command *c)
+{
+	if (c->pid > 0 && !c->exited && c->go_fd > 0) {
+		kill(c->pid, SIGKILL);
+		waitpid(c->pid, &c->status, 0);
+		c->exited = true;
+	}
+}
+
+int command_exit_status(const struct command *c)
+{
+	if (WIFEXITED(c->status))
+		return WEXITSTATUS(c->status);
+	if (WIFSIGNALED(c->status))
+		return 128 + WTERMSIG(c->status);
+	return EXIT_USAGE;
+}

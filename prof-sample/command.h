@@ -1,0 +1,33 @@
+/*
+ * prof-sample -- COMMAND: start the command stopped at the exec, so that
+ * its PID is in the filter before it runs a single instruction of its own.
+ */
+#ifndef PROF_SAMPLE_COMMAND_H
+#define PROF_SAMPLE_COMMAND_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct command {
+	pid_t pid;
+	int go_fd; /* closing it lets the child exec */
+	bool exited;
+	int status; /* wait status once exited */
+};
+
+/* Forks a child that waits, then execs argv.  Exits EXIT_USAGE on error. */
+void command_spawn(struct command *c, char **argv);
+
+/* Lets the child exec; it reports a failed exec itself and exits 127. */
+void command_start(struct command *c);
+
+/* Reaps the child if it has exited; true once it has. */
+bool command_done(struct command *c);
+
+/* Kills the child if it has not been started (prof-sample failed). */
+void command_abort(struct command *c);
+
+/* The command's exit status as a shell reports it (128 + signal). */
+int command_exit_status(const struct command *c);
+
+#endif

@@ -1,0 +1,173 @@
+#include "options.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+
+static const char usage[] =
+	"Usage: prof-sample [OPTION]... [-- COMMAND [ARG]...] > CAPTURE\n"
+	"Sample on-CPU stacks with eBPF and write a raw capture (see\n"
+	"prof-symbolize(1)): of the whole system, or of the given targets.\n"
+	"\n"
+	"Targets (combined, they must all match):\n"
+	"  -p, --pid PID[,PID]...   these processes, all their threads; repeatable\n"
+	"  -t, --tid TID[,TID]...   these threads; repeatable\n"
+	"  -C, --cpu LIST           only these CPUs, e.g. 0-3,6\n"
+	"      --cgroup PATH        processes in this cgroup v2 directory or below\n"
+	"  -- COMMAND [ARG]...      run COMMAND, sample it and its descendants, stop\n"
+	"                           when it exits and exit with its status\n"
+	"\n"
+	"Sampling:\n"
+	"  -F, --frequency HZ       samples per second per CPU (default 99)\n"
+	"  -c, --period NS          sample every NS nanoseconds of CPU time instead\n"
+	"  -d, --duration SECS      stop after SECS seconds (fractions allowed);\n"
+	"                           default: until SIGINT/SIGTERM or COMMAND exits\n"
+	"      --kernel-only        sample only while in the kernel\n"
+	"      --user-only          sample only while in user space\n"
+	"      --idle               include the idle task (excluded by default)\n"
+	"\n"
+	"Capture:\n"
+	"  -o, --output FILE        write to FILE instead of stdout\n"
+	"      --interval SECS      drain and flush every SECS (default 1)\n"
+	"      --stack-storage-size N  distinct stacks per interval (default 16384)\n"
+	"      --count-storage-size N  distinct samples per interval (default 16384)\n"
+	"  -q, --quiet              no progress line on a terminal\n"
+	"  -v, --verbose            libbpf messages and a summary\n"
+	"  -h, --help               show this help and exit\n"
+	"  -V, --version            show the version and exit\n"
+	"\n"
+	"Exit status: 0 capture complete, 1 capture cut short (output closed or\n"
+	"unwritable), 2 usage error or the profiler could not start; with\n"
+	"COMMAND, the command's own status unless prof-sample failed.\n";
+
+static double parse_seconds(const char *arg, const char *what)
+{
+	char *end;
+	double v = strtod(arg, &end);
+
+	if (end == arg || *end || !isfinite(v) || v <= 0 || v > 1e7)
+		errx(EXIT_USAGE, "invalid %s: '%s'", what, arg);
+	return v;
+}
+
+static uint64_t parse_count(const char *arg, const char *what, uint64_t min, uint64_t max)
+{
+	char *end;
+	unsigned long long v = strtoull(arg, &end, 10);
+
+	if (end == arg || *end || arg[0] == '-' || v < min || v > max)
+		errx(EXIT_USAGE, "invalid %s: '%s' (%llu to %llu)", what, arg,
+		     (unsigned long long)min, (unsigned long long)max);
+	return v;
+}
+
+void parse_options(int argc, char **argv, struct options *o)
+{
+	enum {
+		OPT_IDLE = 256,
+		OPT_INTERVAL,
+		OPT_CGROUP,
+		OPT_KERNEL_ONLY,
+		OPT_USER_ONLY,
+		OPT_STACKS,
+		OPT_COUNTS,
+	};
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "cgroup", required_argument, NULL, OPT_CGROUP },
+		{ "frequency", required_argument, NULL, 'F' },
+		{ "period", required_argument, NULL, 'c' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "kernel-only", no_argument, NULL, OPT_KERNEL_ONLY },
+		{ "user-only", no_argument, NULL, OPT_USER_ONLY },
+		{ "idle", no_argument, NULL, OPT_IDLE },
+		{ "output", required_argument, NULL, 'o' },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "stack-storage-size", required_argument, NULL, OPT_STACKS },
+		{ "count-storage-size", required_argument, NULL, OPT_COUNTS },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 },
+	};
+	int c;
+
+	*o = (struct options){ .freq = 99, .interval = 1.0, .user = true, .kernel = true,
+			       .stack_entries = 16384, .count_entries = 16384 };
+	/* "+": stop at the first non-option, so COMMAND's own options are
+	 * left alone even without "--". */
+	while ((c = getopt_long(argc, argv, "+p:t:C:F:c:d:o:qvhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			targets_add_pids(&o->targets, optarg);
+			break;
+		case 't':
+			targets_add_tids(&o->targets, optarg);
+			break;
+		case 'C':
+			targets_set_cpus(&o->targets, optarg);
+			break;
+		case OPT_CGROUP:
+			o->targets.cgroup = optarg;
+			break;
+		case 'F':
+			o->freq = (uint32_t)parse_count(optarg, "frequency", 1, 100000);
+			o->period = 0;
+			break;
+		case 'c':
+			o->period = parse_count(optarg, "period", 10000, 60000000000ull);
+			o->freq = 0;
+			break;
+		case 'd':
+			o->duration = parse_seconds(optarg, "duration");
+			break;
+		case OPT_KERNEL_ONLY:
+			o->user = false;
+			break;
+		case OPT_USER_ONLY:
+			o->kernel = false;
+			break;
+		case OPT_IDLE:
+			o->idle = true;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case OPT_INTERVAL:
+			o->interval = parse_seconds(optarg, "interval");
+			break;
+		case OPT_STACKS:
+			o->stack_entries = (uint32_t)parse_count(optarg, "stack storage size", 16, 1u << 24);
+			break;
+		case OPT_COUNTS:
+			o->count_entries = (uint32_t)parse_count(optarg, "count storage size", 16, 1u << 24);
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'h':
+			usage_exit(usage, EXIT_OK);
+		case 'V':
+			print_version();
+			exit(EXIT_OK);
+		default:
+			usage_exit(usage, EXIT_USAGE);
+		}
+	}
+	if (!o->user && !o->kernel)
+		errx(EXIT_USAGE, "--kernel-only and --user-only exclude each other");
+	if (optind < argc)
+		o->command = argv + optind;
+	if (o->command && (o->targets.npids || o->targets.ntids))
+		errx(EXIT_USAGE, "-p and -t cannot be combined with a COMMAND");
+}

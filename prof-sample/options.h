@@ -1,0 +1,27 @@
+/*
+ * prof-sample's command line.
+ */
+#ifndef PROF_SAMPLE_OPTIONS_H
+#define PROF_SAMPLE_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "targets.h"
+
+struct options {
+	uint32_t freq;
+	uint64_t period;
+	double duration, interval;
+	const char *output;
+	bool idle, verbose, quiet;
+	bool user, kernel; /* sample user mode, kernel mode */
+	uint32_t stack_entries, count_entries;
+	struct targets targets;
+	char **command; /* after "--", or NULL */
+};
+
+/* Parses argv; exits 0 for --help/--version, EXIT_USAGE on errors. */
+void parse_options(int argc, char **argv, struct options *o);
+
+#endif

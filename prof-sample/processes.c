@@ -1,0 +1,240 @@
+#include "processes.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "proc_maps.h"
+
+struct process {
+	struct mapping *maps;
+	size_t n, cap;
+	size_t written; /* maps[0..written) are in the capture */
+	bool sampled, exited;
+	uint64_t exit_interval;
+};
+
+struct cached_id {
+	uint8_t len;
+	uint8_t id[BUILD_ID_MAX];
+};
+
+void processes_init(struct processes *ps, struct cap_writer *w)
+{
+	memset(ps, 0, sizeof(*ps));
+	ps->w = w;
+	ps->byid = htab_new();
+	ps->build_ids = htab_new();
+}
+
+static void clear_maps(struct process *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->maps[i].path);
+	p->n = p->written = 0;
+}
+
+static void free_process(struct process *p)
+{
+	clear_maps(p);
+	free(p->maps);
+	free(p);
+}
+
+void processes_free(struct processes *ps)
+{
+	struct htab_entry *e = htab_entries(ps->byid);
+
+	for (size_t i = 0; i < htab_count(ps->byid); i++)
+		free_process(e[i].val.p);
+	htab_free(ps->byid);
+	e = htab_entries(ps->build_ids);
+	for (size_t i = 0; i < htab_count(ps->build_ids); i++)
+		free(e[i].val.p);
+	htab_free(ps->build_ids);
+}
+
+static struct process *get(struct processes *ps, uint32_t pid)
+{
+	bool created;
+	struct htab_entry *e = htab_upsert(ps->byid, &pid, sizeof(pid), &created);
+
+	if (created)
+		e->val.p = xcalloc(1, sizeof(struct process));
+	return e->val.p;
+}
+
+static void write_map(struct processes *ps, uint32_t pid, const struct mapping *m)
+{
+	capw_map(ps->w, &(struct cap_map){
+				.pid = pid,
+				.start = m->start,
+				.end = m->end,
+				.pgoff = m->pgoff,
+				.dev = m->dev,
+				.inode = m->inode,
+				.build_id_len = m->build_id_len,
+				.build_id = m->build_id,
+				.path = cap_cstr(m->path),
+			});
+}
+
+static bool same(const struct mapping *a, const struct mapping *b)
+{
+	return a->start == b->start && a->end == b->end && a->pgoff == b->pgoff &&
+	       strcmp(a->path, b->path) == 0;
+}
+
+/* Adds m unless an identical mapping is known (the same library seen both
+ * in an mmap event and in /proc). */
+static void add(struct process *p, const struct mapping *m)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (same(&p->maps[i], m))
+			return;
+	if (p->n == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 16;
+		p->maps = xreallocarray(p->maps, p->cap, sizeof(*p->maps));
+	}
+	p->maps[p->n] = *m;
+	p->maps[p->n].path = xstrdup(m->path);
+	p->n++;
+}
+
+static void flush(struct processes *ps, uint32_t pid, struct process *p)
+{
+	for (; p->written < p->n; p->written++)
+		write_map(ps, pid, &p->maps[p->written]);
+}
+
+void processes_mmap(struct processes *ps, uint32_t pid, const struct mapping *m)
+{
+	struct process *p = get(ps, pid);
+
+	/* A recycled PID: the old process is gone. */
+	if (p->exited) {
+		clear_maps(p);
+		p->sampled = p->exited = false;
+	}
+	add(p, m);
+	if (p->sampled)
+		flush(ps, pid, p);
+}
+
+struct proc_ctx {
+	struct processes *ps;
+	struct process *p;
+	uint32_t pid;
+};
+
+static void from_proc(void *ctx, const struct mapping *m)
+{
+	struct proc_ctx *c = ctx;
+	struct mapping copy = *m;
+
+	if (copy.inode)
+		processes_build_id(c->ps, c->pid, &copy);
+	add(c->p, &copy);
+}
+
+void processes_fork(struct processes *ps, uint32_t ppid, uint32_t pid)
+{
+	struct htab_entry *e = htab_find(ps->byid, &ppid, sizeof(ppid));
+	struct process *parent = e ? e->val.p : NULL, *child;
+
+	child = get(ps, pid);
+	clear_maps(child);
+	child->sampled = child->exited = false;
+	/* get() may have moved the parent's entry, not the parent itself. */
+	if (parent && parent->n) {
+		for (size_t i = 0; i < parent->n; i++)
+			add(child, &parent->maps[i]);
+		return;
+	}
+	/* A parent that predates the capture: its mappings, which the child
+	 * shares until it execs, are in /proc while either lives. */
+	if (!proc_maps_read(pid, from_proc, &(struct proc_ctx){ ps, child, pid }))
+		proc_maps_read(ppid, from_proc, &(struct proc_ctx){ ps, child, ppid });
+}
+
+void processes_exit(struct processes *ps, uint32_t pid, uint64_t interval)
+{
+	struct htab_entry *e = htab_find(ps->byid, &pid, sizeof(pid));
+
+	if (e) {
+		struct process *p = e->val.p;
+		p->exited = true;
+		p->exit_interval = interval;
+	}
+}
+
+void processes_build_id(struct processes *ps, uint32_t pid, struct mapping *m)
+{
+	/* Identify the file by device and inode where known, else by path. */
+	char key[4096];
+	int klen = m->inode ? snprintf(key, sizeof(key), "%" PRIu64 ":%" PRIu64, m->dev, m->inode)
+			    : snprintf(key, sizeof(key), "%" PRIu32 ":%s", pid, m->path);
+	bool created;
+	struct htab_entry *e;
+	struct cached_id *c;
+
+	if (m->path[0] != '/' || klen < 0 || (size_t)klen >= sizeof(key))
+		return;
+	e = htab_upsert(ps->build_ids, key, (size_t)klen, &created);
+	if (created) {
+		char file[128], *alt;
+		c = e->val.p = xcalloc(1, sizeof(*c));
+		/* map_files reaches the very file mapped, even deleted or in
+		 * another mount namespace; the process's root is the fallback
+		 * when the mapping is not live any more. */
+		snprintf(file, sizeof(file), "/proc/%" PRIu32 "/map_files/%" PRIx64 "-%" PRIx64, pid,
+			 m->start, m->end);
+		c->len = (uint8_t)file_build_id(file, c->id);
+		if (!c->len && asprintf(&alt, "/proc/%" PRIu32 "/root%s", pid, m->path) >= 0) {
+			c->len = (uint8_t)file_build_id(alt, c->id);
+			free(alt);
+		}
+		if (!c->len)
+			c->len = (uint8_t)file_build_id(m->path, c->id);
+	}
+	c = e->val.p;
+	m->build_id_len = c->len;
+	memcpy(m->build_id, c->id, c->len);
+}
+
+bool processes_sampled(struct processes *ps, uint32_t pid)
+{
+	struct process *p = get(ps, pid);
+	bool from_maps;
+
+	if (p->sampled)
+		return true;
+	p->sampled = true;
+	from_maps = pid != 0 && proc_maps_read(pid, from_proc, &(struct proc_ctx){ ps, p, pid });
+	flush(ps, pid, p);
+	if (!from_maps && p->n == 0 && pid != 0) {
+		ps->unreadable++;
+		return false;
+	}
+	return true;
+}
+
+void processes_reap(struct processes *ps, uint64_t interval)
+{
+	struct htab_entry *e = htab_entries(ps->byid);
+
+	for (size_t i = 0; i < htab_count(ps->byid);) {
+		struct process *p = e[i].val.p;
+		uint32_t pid;
+		if (!p->exited || p->exit_interval >= interval) {
+			i++;
+			continue;
+		}
+		memcpy(&pid, e[i].key, sizeof(pid));
+		free_process(p);
+		htab_remove(ps->byid, &pid, sizeof(pid)); /* moves the last entry to i */
+		e = htab_entries(ps->byid);
+	}
+}

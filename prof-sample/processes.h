@@ -1,0 +1,58 @@
+/*
+ * What prof-sample knows of each process: its executable mappings, learnt
+ * from mmap events as they happen (so a process that lives milliseconds is
+ * still known after it exits) and from /proc for processes that were
+ * running before the capture started.  A process's MAP records are written
+ * when it is first sampled, and as they change afterwards.
+ */
+#ifndef PROF_SAMPLE_PROCESSES_H
+#define PROF_SAMPLE_PROCESSES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "build_id.h"
+#include "capture.h"
+#include "htab.h"
+
+struct mapping {
+	uint64_t start, end, pgoff, dev, inode;
+	uint8_t build_id_len;
+	uint8_t build_id[BUILD_ID_MAX];
+	char *path;
+};
+
+struct processes {
+	struct cap_writer *w;
+	struct htab *byid;	/* pid -> struct process */
+	struct htab *build_ids; /* file identity -> build-id */
+	uint64_t unreadable;	/* sampled processes with no known mappings */
+};
+
+void processes_init(struct processes *ps, struct cap_writer *w);
+void processes_free(struct processes *ps);
+
+/* An executable mapping appeared (m->path is copied). */
+void processes_mmap(struct processes *ps, uint32_t pid, const struct mapping *m);
+
+/* A new process inherits its parent's mappings. */
+void processes_fork(struct processes *ps, uint32_t ppid, uint32_t pid);
+
+/* The process exited during drain interval `interval`. */
+void processes_exit(struct processes *ps, uint32_t pid, uint64_t interval);
+
+/* Called for every sampled pid before its samples are written: the first
+ * time, writes every mapping known, reading /proc for processes that
+ * predate the capture.  Returns false if nothing at all is known. */
+bool processes_sampled(struct processes *ps, uint32_t pid);
+
+/* Forgets processes that exited before interval `interval` was drained:
+ * any sample of theirs has been written by now. */
+void processes_reap(struct processes *ps, uint64_t interval);
+
+/* Fills in m's build-id from the file at path (seen through pid's root),
+ * cached by file identity. */
+void processes_build_id(struct processes *ps, uint32_t pid, struct mapping *m);
+
+#endif

@@ -1,0 +1,156 @@
+#include "sideband.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "diag.h"
+
+/* The kernel's record layouts (include/uapi/linux/perf_event.h), for the
+ * record types the dummy event is asked for. */
+struct rec_mmap2 {
+	struct perf_event_header h;
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;
+	union {
+		struct {
+			uint32_t maj, min;
+			uint64_t ino, ino_generation;
+		};
+		struct {
+			uint8_t build_id_size, reserved1;
+			uint16_t reserved2;
+			uint8_t build_id[20];
+		};
+	};
+	uint32_t prot, flags;
+	char filename[];
+};
+
+struct rec_task {
+	struct perf_event_header h;
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t time;
+};
+
+struct rec_lost {
+	struct perf_event_header h;
+	uint64_t id, lost;
+};
+
+/* Ring pages per CPU: 256 KiB holds about 2000 mmap records, the burst of
+ * a hundred processes starting at once. */
+#define SIDEBAND_PAGES 64
+
+static void on_mmap2(struct sideband *sb, const struct rec_mmap2 *r)
+{
+	size_t max = r->h.size - sizeof(*r);
+	struct mapping m = {
+		.start = r->addr,
+		.end = r->addr + r->len,
+		.pgoff = r->pgoff,
+	};
+
+	if (!(r->prot & PROT_EXEC) || r->h.size < sizeof(*r) || !memchr(r->filename, 0, max))
+		return;
+	m.path = (char *)r->filename;
+	if (r->h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+		m.build_id_len = r->build_id_size <= sizeof(r->build_id) ? r->build_id_size : 0;
+		memcpy(m.build_id, r->build_id, m.build_id_len);
+	} else {
+		m.dev = makedev(r->maj, r->min);
+		m.inode = r->ino;
+	}
+	/* The kernel could not read the build-id (its page was not cached):
+	 * read it from the file while it is surely still there. */
+	if (!m.build_id_len)
+		processes_build_id(sb->ps, r->pid, &m);
+	processes_mmap(sb->ps, r->pid, &m);
+}
+
+static enum bpf_perf_event_ret on_event(void *ctx, int cpu, struct perf_event_header *h)
+{
+	struct sideband *sb = ctx;
+	const struct rec_task *t = (const void *)h;
+
+	(void)cpu;
+	switch (h->type) {
+	case PERF_RECORD_MMAP2:
+		on_mmap2(sb, (const void *)h);
+		break;
+	case PERF_RECORD_FORK:
+		/* A new process, not a new thread. */
+		if (h->size >= sizeof(*t) && t->pid == t->tid && t->pid != t->ppid)
+			processes_fork(sb->ps, t->ppid, t->pid);
+		break;
+	case PERF_RECORD_EXIT:
+		if (h->size >= sizeof(*t) && t->pid == t->tid)
+			processes_exit(sb->ps, t->pid, *sb->interval);
+		break;
+	case PERF_RECORD_LOST:
+		if (h->size >= sizeof(struct rec_lost))
+			sb->lost += ((const struct rec_lost *)h)->lost;
+		break;
+	}
+	return LIBBPF_PERF_EVENT_CONT;
+}
+
+int sideband_open(struct sideband *sb, struct processes *ps, const uint64_t *interval)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY,
+		.size = sizeof(attr),
+		.mmap = 1,
+		.mmap2 = 1,
+		.task = 1,
+		.build_id = 1,
+		.watermark = 1,
+		.wakeup_watermark = SIDEBAND_PAGES * 4096 / 4,
+	};
+	int ncpus = libbpf_num_possible_cpus();
+
+	memset(sb, 0, sizeof(*sb));
+	sb->ps = ps;
+	sb->interval = interval;
+	sb->map_fd = bpf_map_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, "sideband", sizeof(int),
+				    sizeof(int), (uint32_t)ncpus, NULL);
+	if (sb->map_fd < 0) {
+		int e = errno;
+		warnx("cannot create the mmap-event map: %s", strerror(e));
+		return -e;
+	}
+	sb->pb = perf_buffer__new_raw(sb->map_fd, SIDEBAND_PAGES, &attr, on_event, sb, NULL);
+	if (!sb->pb) {
+		int e = errno;
+		warnx("cannot open mmap events: %s", strerror(e));
+		close(sb->map_fd);
+		sb->map_fd = -1;
+		return -e;
+	}
+	return 0;
+}
+
+void sideband_close(struct sideband *sb)
+{
+	perf_buffer__free(sb->pb);
+	if (sb->map_fd >= 0)
+		close(sb->map_fd);
+	sb->pb = NULL;
+	sb->map_fd = -1;
+}
+
+void sideband_poll(struct sideband *sb, int timeout_ms)
+{
+	if (!sb->pb)
+		return;
+	/* poll() only wakes at the watermark; consume() then takes what
+	 * every ring holds, however little. */
+	perf_buffer__poll(sb->pb, timeout_ms);
+	perf_buffer__consume(sb->pb);
+}
