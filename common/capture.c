@@ -202,7 +202,19 @@ void capw_end(struct cap_writer *w, const struct cap_end *e)
 	put_u64(w, e->samples);
 	put_u64(w, e->lost);
 	put_u32(w, e->stacks);
+	put_u64(w, e->taken);
 	finish(w, CAP_END);
+}
+
+void capw_jsym(struct cap_writer *w, uint32_t pid, uint64_t start, uint64_t size, const char *name,
+	       size_t namelen)
+{
+	begin(w);
+	put_u32(w, pid);
+	put_u64(w, start);
+	put_u64(w, size);
+	put_str(w, (struct cap_str){ name, namelen > UINT16_MAX ? UINT16_MAX : (uint16_t)namelen });
+	finish(w, CAP_JSYM);
 }
 
 /* --- reading -------------------------------------------------------------- */
@@ -359,6 +371,13 @@ static bool decode(struct cap_record *rec)
 		rec->u.end.samples = get(&c, 8);
 		rec->u.end.lost = get(&c, 8);
 		rec->u.end.stacks = (uint32_t)get(&c, 4);
+		rec->u.end.taken = get(&c, 8);
+		break;
+	case CAP_JSYM:
+		rec->u.jsym.pid = (uint32_t)get(&c, 4);
+		rec->u.jsym.start = get(&c, 8);
+		rec->u.jsym.size = get(&c, 8);
+		rec->u.jsym.name = get_str(&c);
 		break;
 	default:
 		return true;

@@ -26,6 +26,7 @@ enum cap_type {
 	CAP_SAMPLE = 6,
 	CAP_LOSS = 7,
 	CAP_END = 8,
+	CAP_JSYM = 9,
 };
 
 enum cap_loss_cause {
@@ -90,6 +91,13 @@ struct cap_loss {
 struct cap_end {
 	uint64_t duration_ns, samples, lost;
 	uint32_t stacks;
+	uint64_t taken;
+};
+
+struct cap_jsym {
+	uint32_t pid;
+	uint64_t start, size;
+	struct cap_str name;
 };
 
 struct cap_record {
@@ -105,6 +113,7 @@ struct cap_record {
 		struct cap_sample sample;
 		struct cap_loss loss;
 		struct cap_end end;
+		struct cap_jsym jsym;
 	} u;
 };
 
@@ -132,6 +141,8 @@ void capw_stack(struct cap_writer *w, uint32_t id, uint32_t nr, const uint64_t *
 void capw_sample(struct cap_writer *w, const struct cap_sample *s);
 void capw_loss(struct cap_writer *w, uint32_t cause, uint64_t count);
 void capw_end(struct cap_writer *w, const struct cap_end *end);
+void capw_jsym(struct cap_writer *w, uint32_t pid, uint64_t start, uint64_t size, const char *name,
+	       size_t namelen);
 
 /* A cap_str for a C string (truncated at 65535 bytes). */
 struct cap_str cap_cstr(const char *s);

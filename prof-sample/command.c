@@ -11,7 +11,7 @@
 
 #include "diag.h"
 
-void command_spawn(struct command *c, char **argv)
+void command_spawn(struct command *c, char **argv, bool stdout_is_capture)
 {
 	int fds[2];
 	char byte;
@@ -28,6 +28,9 @@ void command_spawn(struct command *c, char **argv)
 		if (read(fds[0], &byte, 1) != 0)
 			_exit(127);
 		close(fds[0]);
+		/* The command must not write into the capture. */
+		if (stdout_is_capture && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(127);
 		signal(SIGPIPE, SIG_DFL);
 		execvp(argv[0], argv);
 		fprintf(stderr, "prof-sample: %s: %s\n", argv[0], strerror(errno));

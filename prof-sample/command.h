@@ -15,8 +15,10 @@ struct command {
 	int status; /* wait status once exited */
 };
 
-/* Forks a child that waits, then execs argv.  Exits EXIT_USAGE on error. */
-void command_spawn(struct command *c, char **argv);
+/* Forks a child that waits, then execs argv.  When the capture goes to
+ * stdout, the command's stdout is redirected to stderr.  Exits EXIT_USAGE
+ * on error. */
+void command_spawn(struct command *c, char **argv, bool stdout_is_capture);
 
 /* Lets the child exec; it reports a failed exec itself and exits 127. */
 void command_start(struct command *c);

@@ -195,6 +195,8 @@ bool drain(struct drainer *d)
 				warnx("process %u (%.16s) exited before its mappings were known",
 				      k->pid, k->comm);
 		}
+		if (k->ustack)
+			processes_perf_map(d->procs, k->pid, d->interval);
 		note_thread(d, k);
 		capw_sample(d->w, &(struct cap_sample){
 					  .pid = k->pid,

@@ -164,7 +164,7 @@ int main(int argc, char **argv)
 	/* The command is forked first, held before its exec, so that its PID
 	 * is in the filter before it runs. */
 	if (opt.command)
-		command_spawn(&cmd, opt.command);
+		command_spawn(&cmd, opt.command, out == stdout);
 
 	skel = profile_bpf__open();
 	if (!skel)
@@ -257,6 +257,7 @@ int main(int argc, char **argv)
 				     .samples = d.stats.samples,
 				     .lost = d.stats.lost[CAP_LOSS_COUNT_MAP],
 				     .stacks = d.stats.stacks,
+				     .taken = d.stats.seen,
 			     });
 		if (!output_close(out, opt.output))
 			status = EXIT_PARTIAL;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "perf_map.h"
 #include "proc_maps.h"
 
 struct process {
@@ -14,6 +15,10 @@ struct process {
 	size_t written; /* maps[0..written) are in the capture */
 	bool sampled, exited;
 	uint64_t exit_interval;
+	bool uid_known, perf_map_refused;
+	uid_t uid;	      /* owner a perf map must have (or root) */
+	off_t perf_map_offset; /* how much of /tmp/perf-PID.map is in the capture */
+	uint64_t perf_map_interval;
 };
 
 struct cached_id {
@@ -204,6 +209,42 @@ void processes_build_id(struct processes *ps, uint32_t pid, struct mapping *m)
 	memcpy(m->build_id, c->id, c->len);
 }
 
+static bool read_uid(uint32_t pid, uid_t *uid)
+{
+	char path[64], line[256];
+	unsigned int real, effective;
+	bool ok = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/status", pid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Uid: %u %u", &real, &effective) == 2) {
+			*uid = effective;
+			ok = true;
+			break;
+		}
+	if (f)
+		fclose(f);
+	return ok;
+}
+
+void processes_perf_map(struct processes *ps, uint32_t pid, uint64_t interval)
+{
+	struct htab_entry *e = htab_find(ps->byid, &pid, sizeof(pid));
+	struct process *p = e ? e->val.p : NULL;
+
+	if (!p || !p->uid_known || p->perf_map_refused || p->perf_map_interval == interval + 1)
+		return;
+	p->perf_map_interval = interval + 1;
+	if (perf_map_read(ps->w, pid, p->uid, &p->perf_map_offset) == PERF_MAP_REFUSED) {
+		p->perf_map_refused = true;
+		warnx("/tmp/perf-%" PRIu32 ".map: not owned by the process's user or root; "
+		      "ignored",
+		      pid);
+	}
+}
+
 bool processes_sampled(struct processes *ps, uint32_t pid)
 {
 	struct process *p = get(ps, pid);
@@ -212,6 +253,7 @@ bool processes_sampled(struct processes *ps, uint32_t pid)
 	if (p->sampled)
 		return true;
 	p->sampled = true;
+	p->uid_known = pid != 0 && read_uid(pid, &p->uid);
 	from_maps = pid != 0 && proc_maps_read(pid, from_proc, &(struct proc_ctx){ ps, p, pid });
 	flush(ps, pid, p);
 	if (!from_maps && p->n == 0 && pid != 0) {

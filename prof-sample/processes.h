@@ -47,6 +47,10 @@ void processes_exit(struct processes *ps, uint32_t pid, uint64_t interval);
  * predate the capture.  Returns false if nothing at all is known. */
 bool processes_sampled(struct processes *ps, uint32_t pid);
 
+/* Writes the JSYM records of pid's perf map added since the last call
+ * (at most once per drain interval). */
+void processes_perf_map(struct processes *ps, uint32_t pid, uint64_t interval);
+
 /* Forgets processes that exited before interval `interval` was drained:
  * any sample of theirs has been written by now. */
 void processes_reap(struct processes *ps, uint64_t interval);

@@ -18,10 +18,17 @@ struct pmap {
 	struct module *mod;
 };
 
+struct jsym {
+	uint64_t start, size;
+	char *name;
+};
+
 struct proc {
 	struct pmap *maps;
 	size_t n, cap;
-	uint32_t generation; /* bumped by every MAP, to invalidate cached text */
+	struct jsym *jsyms;
+	size_t njsyms, jcap;
+	uint32_t generation; /* bumped by every MAP and JSYM, to invalidate cached text */
 };
 
 /* A growable string for formatted frames. */
@@ -91,7 +98,10 @@ static void free_proc(void *p)
 
 	for (size_t i = 0; i < pr->n; i++)
 		free((void *)pr->maps[i].rec.path.s);
+	for (size_t i = 0; i < pr->njsyms; i++)
+		free(pr->jsyms[i].name);
 	free(pr->maps);
+	free(pr->jsyms);
 	free(pr);
 }
 
@@ -136,6 +146,27 @@ static void add_map(struct symbolizer *s, const struct cap_map *m)
 	pm->rec.path.s = copy;
 	pm->rec.build_id = (const uint8_t *)copy + m->path.len + 1;
 	p->generation++;
+}
+
+static void add_jsym(struct symbolizer *s, const struct cap_jsym *j)
+{
+	struct proc *p = get_proc(s, j->pid);
+
+	if (p->njsyms == p->jcap) {
+		p->jcap = p->jcap ? p->jcap * 2 : 64;
+		p->jsyms = xreallocarray(p->jsyms, p->jcap, sizeof(*p->jsyms));
+	}
+	p->jsyms[p->njsyms++] = (struct jsym){ j->start, j->size, xstrndup(j->name.s, j->name.len) };
+	p->generation++;
+}
+
+/* JITs reuse code memory: the latest symbol covering an address wins. */
+static const struct jsym *find_jsym(const struct proc *p, uint64_t ip)
+{
+	for (size_t i = p ? p->njsyms : 0; i-- > 0;)
+		if (ip - p->jsyms[i].start < p->jsyms[i].size)
+			return &p->jsyms[i];
+	return NULL;
 }
 
 static void set_comm(struct symbolizer *s, const struct cap_comm *c)
@@ -215,7 +246,7 @@ static struct pmap *find_map(struct proc *p, uint64_t ip)
 	return NULL;
 }
 
-static void user_frames(struct symbolizer *s, struct buf *b, struct proc *p,
+static void user_frames(struct symbolizer *s, struct buf *b, uint32_t pid, struct proc *p,
 			const struct stack *st)
 {
 	for (uint32_t i = 0; i < st->nr; i++) {
@@ -225,10 +256,20 @@ static void user_frames(struct symbolizer *s, struct buf *b, struct proc *p,
 		uint64_t at = i ? ip - 1 : ip;
 		struct pmap *m = find_map(p, at);
 		const struct elf_sym *sym = NULL;
+		const struct jsym *j;
 
-		if (!m) {
-			frame_line(s, b, ip, NULL, 0, 0, "[unknown]");
-			continue;
+		if (!m || m->rec.path.s[0] != '/') {
+			/* Not file-backed: JIT code, if the process said so. */
+			if ((j = find_jsym(p, at))) {
+				char dso[64];
+				snprintf(dso, sizeof(dso), "/tmp/perf-%" PRIu32 ".map", pid);
+				frame_line(s, b, ip, j->name, strlen(j->name), ip - j->start, dso);
+				continue;
+			}
+			if (!m) {
+				frame_line(s, b, ip, NULL, 0, 0, "[unknown]");
+				continue;
+			}
 		}
 		if (!m->mod)
 			m->mod = modules_get(&s->modules, &m->rec);
@@ -262,7 +303,7 @@ static const char *stack_text(struct symbolizer *s, uint32_t pid, uint32_t id, b
 	else if (kernel)
 		kernel_frames(s, &b, st);
 	else
-		user_frames(s, &b, p, st);
+		user_frames(s, &b, pid, p, st);
 	e->val.p = b.p ? b.p : xstrdup("");
 	return e->val.p;
 }
@@ -323,6 +364,9 @@ void symbolizer_record(struct symbolizer *s, const struct cap_record *rec)
 	case CAP_END:
 		s->have_end = true;
 		s->end = rec->u.end;
+		break;
+	case CAP_JSYM:
+		add_jsym(s, &rec->u.jsym);
 		break;
 	default:
 		break; /* a newer writer's record: skip it */

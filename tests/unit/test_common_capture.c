@@ -33,7 +33,9 @@ static void write_sample_capture(void)
 	capw_sample(&w, &(struct cap_sample){ .pid = 10, .tid = 11, .kstack = 7, .ustack = 0,
 					      .count = 5, .time_ns = 1000000000 });
 	capw_loss(&w, CAP_LOSS_USTACK, 3);
-	capw_end(&w, &(struct cap_end){ .duration_ns = 2, .samples = 5, .lost = 0, .stacks = 1 });
+	capw_jsym(&w, 10, 0x7f0000001000ull, 0x40, "LazyCompile:*fib /app.js:3", 26);
+	capw_end(&w, &(struct cap_end){ .duration_ns = 2, .samples = 5, .lost = 0, .stacks = 1,
+					.taken = 5 });
 	capw_free(&w);
 	fclose(f);
 }
@@ -116,9 +118,17 @@ TEST(round_trip_every_record)
 	CHECK_STR(cap_loss_name(rec.u.loss.cause), "user-stack");
 
 	CHECK_INT(capr_next(&r, &rec), CAPR_OK);
+	CHECK_INT(rec.type, CAP_JSYM);
+	CHECK_INT(rec.u.jsym.pid, 10);
+	CHECK(rec.u.jsym.start == 0x7f0000001000ull);
+	CHECK_INT(rec.u.jsym.size, 0x40);
+	CHECK(rec.u.jsym.name.len == 26 && memcmp(rec.u.jsym.name.s, "LazyCompile:*fib /app.js:3", 26) == 0);
+
+	CHECK_INT(capr_next(&r, &rec), CAPR_OK);
 	CHECK_INT(rec.type, CAP_END);
 	CHECK_INT(rec.u.end.samples, 5);
 	CHECK_INT(rec.u.end.stacks, 1);
+	CHECK_INT(rec.u.end.taken, 5);
 	CHECK_INT(capr_next(&r, &rec), CAPR_EOF);
 	CHECK_INT(r.offset, len);
 	capr_free(&r);

@@ -1,0 +1,300 @@
+/*
+ * prof-fold's parsers through their real code: event lines, frame lines,
+ * frame-name tidying, module classification, format detection and the
+ * line reader.
+ */
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "fold.h"
+#include "unit.h"
+
+static char *str(const char *p, size_t n)
+{
+	static char bufs[4][512];
+	static int k;
+	char *b = bufs[k++ & 3];
+
+	snprintf(b, sizeof(bufs[0]), "%.*s", (int)n, p ? p : "(null)");
+	return b;
+}
+
+#define EV(line) parse_event_line(line, strlen(line), &e)
+
+TEST(event_line_default_perf)
+{
+	struct event_line e;
+
+	CHECK(EV("java 25607 4794564.109216: cycles:"));
+	CHECK_STR(str(e.comm, e.comm_len), "java");
+	CHECK_STR(str(e.pid, e.pid_len), "?");
+	CHECK_STR(str(e.tid, e.tid_len), "25607");
+	CHECK_STR(str(e.event, e.event_len), "cycles");
+	CHECK_INT(e.period, 1);
+}
+
+TEST(event_line_pid_tid_cpu_period)
+{
+	struct event_line e;
+
+	CHECK(EV("V8 WorkerThread 24636/25607 [000] 94564.109216:     1234 cpu-clock:uhH: "));
+	CHECK_STR(str(e.comm, e.comm_len), "V8 WorkerThread");
+	CHECK_STR(str(e.pid, e.pid_len), "24636");
+	CHECK_STR(str(e.tid, e.tid_len), "25607");
+	CHECK_STR(str(e.event, e.event_len), "cpu-clock:uhH");
+	CHECK_INT(e.period, 1234);
+	CHECK(e.rest == NULL);
+}
+
+TEST(event_line_prof_symbolize)
+{
+	struct event_line e;
+
+	CHECK(EV("kworker/0:1 17/18 1.000000: 37 cpu-clock:"));
+	CHECK_STR(str(e.comm, e.comm_len), "kworker/0:1");
+	CHECK_STR(str(e.pid, e.pid_len), "17");
+	CHECK_STR(str(e.tid, e.tid_len), "18");
+	CHECK_INT(e.period, 37);
+}
+
+TEST(event_line_quirks)
+{
+	struct event_line e;
+
+	/* One-letter command (the Perl pattern wants two). */
+	CHECK(EV("X 7 1.0: 3 cycles:"));
+	CHECK_STR(str(e.comm, e.comm_len), "X");
+	/* A TID of 0 is no TID, as in the Perl tool. */
+	CHECK(EV("swapper 0/0 [000] 1.0: cycles:"));
+	CHECK_STR(str(e.pid, e.pid_len), "?");
+	CHECK_STR(str(e.tid, e.tid_len), "0");
+	/* Period 0 counts as 1. */
+	CHECK(EV("a 1 1.0: 0 cycles:"));
+	CHECK_INT(e.period, 1);
+	/* No event name at all: still an event line. */
+	CHECK(EV("java 19983 cycles:"));
+	CHECK(e.event == NULL);
+	CHECK_INT(e.period, 1);
+	/* A frame on the event line. */
+	CHECK(EV("false 39654 19115.489713:          1 cycles:u:  ffffffff9b201293 [unknown] ([unknown])"));
+	CHECK_STR(str(e.event, e.event_len), "cycles:u");
+	CHECK_STR(str(e.rest, e.rest_len), "ffffffff9b201293 [unknown] ([unknown])");
+	CHECK(!EV("\tffffffff8103ce3b native_safe_halt ([kernel.kallsyms])"));
+	CHECK(!EV("ffffffff8103d0ca native_write_msr_safe ([kernel.kallsyms])"));
+	CHECK(!EV(""));
+}
+
+#define FR(line) parse_frame_line(line, strlen(line), &f)
+
+TEST(frame_line)
+{
+	struct frame_line f;
+
+	CHECK(FR("\t    55d0c1a2b3c4 burn+0x14 (/usr/local/bin/demo)"));
+	CHECK_STR(str(f.pc, f.pc_len), "55d0c1a2b3c4");
+	CHECK_STR(str(f.func, f.func_len), "burn+0x14");
+	CHECK_STR(str(f.mod, f.mod_len), "/usr/local/bin/demo");
+	CHECK(FR("7f72421d2d76 JavaCalls::call_helper(JavaValue, Thread) (/x/libjvm.so)"));
+	CHECK_STR(str(f.func, f.func_len), "JavaCalls::call_helper(JavaValue, Thread)");
+	/* Two spaces and no symbol: the Perl pattern makes it " ". */
+	CHECK(FR("\t7f1e2215d058  (/lib/libc-2.15.so)"));
+	CHECK_STR(str(f.func, f.func_len), " ");
+	/* A module with a space: the last " (...)" wins. */
+	CHECK(FR("\t1 f (/tmp/a (deleted))"));
+	CHECK_STR(str(f.func, f.func_len), "f (/tmp/a");
+	CHECK_STR(str(f.mod, f.mod_len), "deleted)");
+	/* Trailing text after the module is ignored. */
+	CHECK(FR("\t1 g (/x) tail"));
+	CHECK_STR(str(f.mod, f.mod_len), "/x");
+	CHECK_STR(str(f.func, f.func_len), "g");
+	CHECK(!FR("\tTHIS_IS_A_WEIRD_LINE"));
+	CHECK(!FR("  /src/f.c:12"));
+	CHECK(!FR(""));
+}
+
+TEST(strip_offset)
+{
+	CHECK_INT(strip_offset("main+0x40", 9), 4);
+	CHECK_INT(strip_offset("main+0x", 7), 7);
+	CHECK_INT(strip_offset("main+0x4G", 9), 9);
+	CHECK_INT(strip_offset("main+0xAB", 9), 9); /* lowercase only */
+	CHECK_INT(strip_offset("f", 1), 1);
+}
+
+#define CUT(s) str(s, tidy_cut_args(s, strlen(s)))
+
+TEST(cut_args)
+{
+	CHECK_STR(CUT("JavaCalls::call_helper(JavaValue, Thread)"), "JavaCalls::call_helper");
+	CHECK_STR(CUT("net/http.(*Client).Do"), "net/http.(*Client).Do");
+	CHECK_STR(CUT("ns::(anonymous namespace)::f(int)"), "ns::(anonymous namespace)::f");
+	CHECK_STR(CUT("std::function<int (int, int)>::operator()"), "std::function<int (int, int)>::operator");
+	CHECK_STR(CUT("std::function<int (int)>::operator()(int) const"), "std::function<int (int)>::operator()");
+	CHECK_STR(CUT("std::ostream& operator<< <char>(std::ostream&, char)"), "std::ostream& operator<< <char>");
+	CHECK_STR(CUT("operator<(a, b)"), "operator<");
+	CHECK_STR(CUT("{lambda(int)#1}::operator()(int) const"), "{lambda(int)#1}::operator()");
+	/* Unbalanced brackets: the Perl rule. */
+	CHECK_STR(CUT("Lfoo;.<init(I)V"), "Lfoo;.<init");
+	CHECK_STR(CUT("plain"), "plain");
+}
+
+TEST(modules)
+{
+	CHECK(mod_is_kernel("[kernel.kallsyms]", 17));
+	CHECK(mod_is_kernel("[nf_tables]", 11));
+	CHECK(!mod_is_kernel("[unknown]", 9));
+	CHECK(mod_is_kernel("/lib/modules/4.1.0/build/vmlinux", 32));
+	CHECK(mod_is_kernel("/usr/lib/debug/boot/vmlinux-5.4.14-cf-2020.1.11", 47));
+	CHECK(mod_is_kernel("/lib/modules/5.4/kernel/mlx5_core.ko", 36));
+	CHECK(!mod_is_kernel("/usr/bin/vmlinux-tool/x", 23));
+	CHECK(!mod_is_kernel("/usr/lib/libc.so.6", 18));
+	CHECK(mod_is_jit("/tmp/perf-19982.map", 19));
+	CHECK(!mod_is_jit("/tmp/perf-.map", 14));
+	CHECK(mod_is_jit("/tmp/jitted-31714-4145673320.so", 31));
+	CHECK(!mod_is_jit("/usr/lib/libjitted.so", 21));
+}
+
+static char *tidy(const char *line, bool java, const struct fold_opts *o)
+{
+	static char out[1024];
+	struct frame_line f;
+
+	if (!parse_frame_line(line, strlen(line), &f))
+		return "(unparsable)";
+	size_t flen = strip_offset(f.func, f.func_len);
+	CHECK(tidy_frame_bound(&f, flen) < sizeof(out));
+	size_t n = tidy_frame(&f, f.func, flen, java, false, o, out);
+	out[n] = '\0';
+	return out;
+}
+
+TEST(tidy_frame)
+{
+	struct fold_opts o = { 0 }, all = { .annotate_kernel = true,
+					    .annotate_jit = true,
+					    .include_addrs = true };
+
+	CHECK_STR(tidy("\t1 [unknown] (/usr/lib/libc.so.6)", false, &o), "[libc.so.6]");
+	CHECK_STR(tidy("\t1 [unknown] ([unknown])", false, &o), "[unknown]");
+	CHECK_STR(tidy("\tab [unknown] ([unknown])", false, &all), "[unknown <ab>]");
+	CHECK_STR(tidy("\t1 LFoo;.bar(I)V (/tmp/perf-1.map)", false, &o), "LFoo:.bar");
+	CHECK_STR(tidy("\t1 Lorg/Foo;.bar(I)V (/tmp/perf-1.map)", true, &o), "org/Foo:.bar");
+	CHECK_STR(tidy("\t1 Lorg/Foo;.bar(I)V (/tmp/perf-1.map)", true, &all), "org/Foo:.bar_[j]");
+	CHECK_STR(tidy("\t1 RegExp:[&<>\"'] (/tmp/perf-1.map)", false, &o), "RegExp:[&<>]");
+	CHECK_STR(tidy("\t1 a->b->c (/x)", false, &o), "a;b_[i];c_[i]");
+	CHECK_STR(tidy("\t1 a-> (/x)", false, &o), "a");
+	CHECK_STR(tidy("\t1 f+0x1f ([kernel.kallsyms])", false, &all), "f_[k]");
+	CHECK_STR(tidy("\t1 [unknown] ([kernel.kallsyms])", false, &o), "[[kernel.kallsyms]]");
+}
+
+TEST(detect)
+{
+	int bad;
+	const char *sym = "# prof-symbolize frames v1\ndemo 1/1 1.0: 1 cpu-clock:\n";
+	const char *perf = "# ====\n#\nperf 977/977 [000] 1.0: cycles: \n\tffff f (x)\n";
+	const char *folded = "a;b;c 12\na;b 3\n";
+	const char *tricky = "a;b 12\n\t1 f (/x)\n";
+
+	CHECK_INT(detect_format(sym, strlen(sym), &bad), FMT_PERF);
+	CHECK_INT(bad, 0);
+	CHECK_INT(detect_format("# prof-symbolize frames v2\n", 27, &bad), FMT_PERF);
+	CHECK_INT(bad, 1);
+	CHECK_INT(detect_format("# prof-symbolize frames v12\n", 28, &bad), FMT_PERF);
+	CHECK_INT(bad, 1);
+	CHECK_INT(detect_format(perf, strlen(perf), &bad), FMT_PERF);
+	CHECK_INT(detect_format(folded, strlen(folded), &bad), FMT_FOLDED);
+	CHECK_INT(detect_format("x 1\n", 4, &bad), FMT_FOLDED);
+	CHECK_INT(detect_format(tricky, strlen(tricky), &bad), FMT_PERF);
+	CHECK_INT(detect_format("", 0, &bad), FMT_PERF);
+}
+
+/* Opens a line reader over a file holding text. */
+static void reader_over(const char *path, const char *text, size_t len,
+			struct line_reader *r)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+
+	CHECK(fd >= 0);
+	CHECK(write(fd, text, len) == (ssize_t)len);
+	lseek(fd, 0, SEEK_SET);
+	lr_init(r, fd, path);
+}
+
+TEST(line_reader)
+{
+	char path[] = "/tmp/test_fold_parse.XXXXXX";
+	struct line_reader r;
+	const char *l;
+	size_t n;
+	int fd = mkstemp(path);
+
+	close(fd);
+	reader_over(path, "a\r\nb\n\nc\0d\nlast", 15, &r);
+	l = lr_next(&r, &n);
+	CHECK_STR(str(l, n), "a");
+	l = lr_next(&r, &n);
+	CHECK_STR(str(l, n), "b");
+	l = lr_next(&r, &n);
+	CHECK_INT(n, 0);
+	l = lr_next(&r, &n);
+	CHECK_INT(n, 3);
+	CHECK(l && memcmp(l, "c\0d", 3) == 0);
+	l = lr_next(&r, &n);
+	CHECK_STR(str(l, n), "last");
+	CHECK_INT(r.lineno, 5);
+	CHECK(lr_next(&r, &n) == NULL);
+	close(r.fd);
+	lr_free(&r);
+
+	/* A line longer than the initial buffer grows it. */
+	size_t big = 9u << 20;
+	char *text = malloc(big + 3);
+	memset(text, 'x', big);
+	memcpy(text + big, "\ny\n", 3);
+	reader_over(path, text, big + 3, &r);
+	l = lr_next(&r, &n);
+	CHECK_INT(n, big);
+	l = lr_next(&r, &n);
+	CHECK_STR(str(l, n), "y");
+	CHECK(lr_next(&r, &n) == NULL);
+	close(r.fd);
+	lr_free(&r);
+	free(text);
+	unlink(path);
+}
+
+TEST(frame_cache)
+{
+	struct frame_cache *c = frame_cache_new();
+	const char *t;
+	size_t n;
+	bool g;
+
+	CHECK(!frame_cache_get(c, false, "1 f (/x)", 8, &t, &n, &g));
+	frame_cache_put(c, false, "1 f (/x)", 8, "f", 1, true);
+	CHECK(frame_cache_get(c, false, "1 f (/x)", 8, &t, &n, &g));
+	CHECK_STR(str(t, n), "f");
+	CHECK(g);
+	/* The same line in a java process is another entry. */
+	CHECK(!frame_cache_get(c, true, "1 f (/x)", 8, &t, &n, &g));
+	CHECK(!frame_cache_get(c, false, "1 f (/y)", 8, &t, &n, &g));
+	frame_cache_put(c, false, "1 (p) (/x)", 10, "", 0, false);
+	CHECK(frame_cache_get(c, false, "1 (p) (/x)", 10, &t, &n, &g));
+	CHECK(!g);
+	CHECK_INT(n, 0);
+	frame_cache_free(c);
+}
+
+TEST(frame_line_without_dso)
+{
+	struct frame_line f;
+
+	CHECK(parse_frame_line_nodso("\tffffffff8225fd19 pvm_irq_enable", 32, &f));
+	CHECK_STR(str(f.pc, f.pc_len), "ffffffff8225fd19");
+	CHECK_STR(str(f.func, f.func_len), "pvm_irq_enable");
+	CHECK_STR(str(f.mod, f.mod_len), "[unknown]");
+	CHECK(parse_frame_line_nodso("\t1cbd1", 6, &f));
+	CHECK_STR(str(f.func, f.func_len), "[unknown]");
+	CHECK(!parse_frame_line_nodso("\tTHIS_IS_A_WEIRD_LINE", 21, &f));
+	CHECK(!parse_frame_line_nodso("\t", 1, &f));
+}

@@ -1,0 +1,196 @@
+/* Unit tests of prof-svg's parts: line parsing, the frame tree, escaping,
+ * count formatting, colours and attribute sanitising. */
+#include "unit.h"
+
+#include <stdint.h>
+
+#include "folded_read.h"
+#include "frame_tree.h"
+#include "name_attr.h"
+#include "palette.h"
+#include "svg_write.h"
+#include "xml_text.h"
+
+static char *escaped(const char *s, size_t len)
+{
+	static char buf[1024];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	xml_put(f, s, len);
+	fclose(f);
+	return buf;
+}
+
+TEST(parse_one_column)
+{
+	int cols = 0;
+	size_t n;
+	double c1, c;
+
+	CHECK(folded_parse_line("a;b;c 37", 8, &cols, &n, &c1, &c));
+	CHECK_INT(n, 5);
+	CHECK_INT(c, 37);
+	CHECK_INT(cols, 1);
+	/* Once one column, a trailing pair of numbers is a name and a count. */
+	CHECK(folded_parse_line("a;b 12 3", 8, &cols, &n, &c1, &c));
+	CHECK_INT(n, 6);
+	CHECK_INT(c, 3);
+	CHECK(folded_parse_line("x 6.", 4, &cols, &n, &c1, &c));
+	CHECK_INT(c, 6);
+	CHECK(folded_parse_line("x;y; \t31.25 \r", 13, &cols, &n, &c1, &c));
+	CHECK_INT(n, 3); /* trailing empty frames do not count */
+	CHECK(c == 31.25);
+	CHECK(folded_parse_line("   ", 3, &cols, &n, &c1, &c));
+	CHECK(n == SIZE_MAX);
+}
+
+TEST(parse_bad_lines)
+{
+	int cols = 0;
+	size_t n;
+	double c1, c;
+
+	CHECK(!folded_parse_line("THIS IS A BAD LINE", 18, &cols, &n, &c1, &c));
+	CHECK(!folded_parse_line("a 12V.43", 8, &cols, &n, &c1, &c));
+	CHECK(!folded_parse_line("a 1.2.3", 7, &cols, &n, &c1, &c));
+	CHECK(!folded_parse_line("a -3", 4, &cols, &n, &c1, &c));
+	CHECK(!folded_parse_line("42", 2, &cols, &n, &c1, &c));
+	CHECK_INT(cols, 0);
+}
+
+TEST(parse_two_columns)
+{
+	int cols = 0;
+	size_t n;
+	double c1, c;
+
+	CHECK(folded_parse_line("a;b 31 56", 9, &cols, &n, &c1, &c));
+	CHECK_INT(cols, 2);
+	CHECK_INT(n, 3);
+	CHECK_INT(c1, 31);
+	CHECK_INT(c, 56);
+	CHECK(!folded_parse_line("a;b 31", 6, &cols, &n, &c1, &c));
+}
+
+TEST(tree_merges_and_sorts)
+{
+	struct frame_tree *t = ft_new(false, false);
+	size_t len;
+	uint32_t root_kids[4], k = 0;
+
+	ft_add(t, "m;b;x", 5, false, 3, 0);
+	ft_add(t, "m;a", 3, false, 2, 0);
+	ft_add(t, "m;b;x", 5, false, 1, 0);
+	ft_add(t, "m", 1, false, 4, 0);
+	CHECK_INT(t->n, 5); /* root m b x a */
+	CHECK_INT(t->nodes[0].count, 10);
+	ft_rank_names(t);
+	uint32_t m = t->nodes[0].child;
+	CHECK(!strncmp(ft_name(t, m, &len), "m", 1) && len == 1);
+	CHECK_INT(t->nodes[m].count, 10);
+	ft_sort_children(t, m);
+	for (uint32_t c = t->nodes[m].child; c != FT_NONE && k < 4; c = t->nodes[c].sibling)
+		root_kids[k++] = c;
+	CHECK_INT(k, 2);
+	CHECK(!strncmp(ft_name(t, root_kids[0], &len), "a", 1) && len == 1);
+	CHECK(!strncmp(ft_name(t, root_kids[1], &len), "b", 1) && len == 1);
+	CHECK_INT(t->nodes[root_kids[1]].count, 4);
+	CHECK(!strncmp(ft_name(t, 0, &len), "all", 3) && len == 3);
+	ft_free(t);
+}
+
+TEST(tree_reverse_and_chart)
+{
+	struct frame_tree *t = ft_new(true, false);
+	size_t len;
+
+	ft_add(t, "a;b", 3, true, 2, 0); /* reversed: b;a */
+	uint32_t b = t->nodes[0].child;
+	CHECK(!strncmp(ft_name(t, b, &len), "b", 1) && len == 1);
+	ft_add(t, "x", 1, false, 1, 0);
+	ft_add(t, "b", 1, false, 1, 0); /* not merged: not the latest sibling */
+	CHECK_INT(t->n, 5);
+	CHECK(t->start[t->nodes[0].child] == 3);
+	ft_free(t);
+}
+
+TEST(escaping)
+{
+	CHECK_STR(escaped("a<b>&\"'", 7), "a&lt;b&gt;&amp;&quot;&#39;");
+	CHECK_STR(escaped("]]>", 3), "]]&gt;");
+	CHECK_STR(escaped("x\x01y", 3), "x\xef\xbf\xbdy");
+	CHECK_STR(escaped("\xff", 1), "\xef\xbf\xbd");
+	CHECK_STR(escaped("\xc3\xa9\xe2\x82\xac", 5), "\xc3\xa9\xe2\x82\xac");
+	CHECK_STR(escaped("\xc0\xaf", 2), "\xef\xbf\xbd\xef\xbf\xbd"); /* overlong */
+	CHECK_STR(escaped("\xed\xa0\x80", 3), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+	CHECK_STR(escaped("\xe2\x82", 2), "\xef\xbf\xbd\xef\xbf\xbd"); /* cut short */
+	CHECK_INT(utf8_chars("caf\xc3\xa9", 5), 4);
+	CHECK_INT(utf8_prefix("\xc3\xa9\xc3\xa9x", 5, 1), 2);
+}
+
+TEST(script_cannot_be_closed)
+{
+	CHECK(strstr(svg_script_js, "]]>") == NULL);
+	CHECK(strstr(svg_script_js, "innerHTML") == NULL);
+	CHECK(strstr(svg_script_js, "eval(") == NULL);
+}
+
+TEST(count_format)
+{
+	char b[64];
+
+	svg_format_count(b, sizeof(b), 1234567);
+	CHECK_STR(b, "1,234,567");
+	svg_format_count(b, sizeof(b), 999);
+	CHECK_STR(b, "999");
+	svg_format_count(b, sizeof(b), 31.23);
+	CHECK_STR(b, "31.23");
+	svg_format_count(b, sizeof(b), 1234.5);
+	CHECK_STR(b, "1,234.5");
+	svg_format_count(b, sizeof(b), 0);
+	CHECK_STR(b, "0");
+}
+
+TEST(colours)
+{
+	struct rgb a = palette_color(PAL_HOT, HASH_NAME, "main", 4);
+	struct rgb b = palette_color(PAL_HOT, HASH_NAME, "main", 4);
+	struct rgb k = palette_color(PAL_HOT, HASH_NAME, "sys_read_[k]", 12);
+	struct rgb c;
+
+	CHECK(a.r == b.r && a.g == b.g && a.b == b.b);
+	CHECK(a.r >= 205 && a.g <= 230 && a.b <= 55);
+	CHECK_INT(k.b, 0); /* orange */
+	c = palette_color(PAL_MEM, HASH_NAME, "main", 4);
+	CHECK_INT(c.r, 0);
+	c = palette_color(PAL_HOT, HASH_NAME, "--", 2);
+	CHECK(c.r == 160 && c.g == 160 && c.b == 160);
+	/* flamegraph.pl's namehash: only the first three characters count */
+	CHECK(palette_perl_namehash("abcdef", 6, false) == palette_perl_namehash("abcxyz", 6, false));
+	CHECK(palette_perl_namehash("lib`abc", 7, false) == palette_perl_namehash("abc", 3, false));
+	c = palette_diff_color(10, 10, false);
+	CHECK(c.r == 255 && c.g == 0 && c.b == 0);
+	c = palette_diff_color(-5, 10, false);
+	CHECK(c.r == 105 && c.g == 105 && c.b == 255);
+	c = palette_diff_color(-5, 10, true);
+	CHECK(c.r == 255 && c.g == 105);
+	CHECK(palette_parse_rgb("rgb(1,22,255)", 13, &c) && c.r == 1 && c.g == 22 && c.b == 255);
+	CHECK(!palette_parse_rgb("rgb(1,22,256)", 13, &c));
+	CHECK(!palette_parse_rgb("invalid(244,125,43)", 19, &c));
+}
+
+TEST(attribute_sanitising)
+{
+	size_t dropped = 0;
+	char *s = name_attrs_sanitize_extra("stroke-width=\"1\" onclick=\"x()\" style='a' k=\"<&>\" junk",
+					    &dropped);
+
+	CHECK_STR(s, " stroke-width=\"1\" k=\"&lt;&amp;&gt;\"");
+	CHECK_INT(dropped, 3);
+	free(s);
+	CHECK(name_attrs_href_ok("https://example.com/"));
+	CHECK(name_attrs_href_ok("relative/page.html"));
+	CHECK(!name_attrs_href_ok("javascript:alert(1)"));
+	CHECK(!name_attrs_href_ok(" JaVa\tScript:alert(1)"));
+	CHECK(!name_attrs_href_ok("data:text/html,x"));
+}
