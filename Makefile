@@ -112,6 +112,7 @@ $(BUILD)/workloads/%: tests/workloads/%.c
 		-o $@ $< $(WORKLOAD_LIBS_$*)
 
 WORKLOAD_LIBS_chain_nopie := -fno-pie -no-pie
+WORKLOAD_LIBS_shortlived := -static
 
 unit-tests: $(UNIT_BINS)
 workloads: $(WORKLOAD_BINS)

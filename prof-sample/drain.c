@@ -174,6 +174,8 @@ bool drain(struct drainer *d)
 	 * they run for microseconds in interrupt context. */
 	__atomic_store_n(&s->bss->active, set ^ 1, __ATOMIC_SEQ_CST);
 	usleep(2000);
+	if (d->catch_up)
+		d->catch_up(d->catch_up_ctx);
 
 	nstacks = take_all(stacks_fd, d->stack_keys, sizeof(*d->stack_keys), d->stack_vals,
 			   sizeof(*d->stack_vals), d->max_stacks);

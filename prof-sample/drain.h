@@ -32,6 +32,11 @@ struct drainer {
 	struct kallsyms *ksyms; /* NULL when kernel symbols are unavailable */
 	struct processes *procs;
 	const uint64_t *sideband_lost;
+	/* Called between the flip and the read: mmap events of every sample
+	 * in the drained set have been emitted by then, and must be known
+	 * before its samples are written. */
+	void (*catch_up)(void *ctx);
+	void *catch_up_ctx;
 	bool verbose;
 	uint64_t start_ns;    /* CLOCK_MONOTONIC at capture start */
 	uint64_t interval;    /* drains done so far */

@@ -206,9 +206,11 @@ int main(int argc, char **argv)
 	uint64_t start = monotonic_ns();
 	drainer_init(&d, skel, &w, have_ksyms ? &ksyms : NULL, &procs, start);
 	d.verbose = opt.verbose;
-	if (sideband_open(&sb, &procs, &d.interval) == 0)
+	if (sideband_open(&sb, &procs, &d.interval) == 0) {
 		d.sideband_lost = &sb.lost;
-	else
+		d.catch_up = sideband_catch_up;
+		d.catch_up_ctx = &sb;
+	} else
 		warnx("processes that exit before a drain will lose their user frames");
 	err = perf_events_attach(&events, skel->progs.do_sample,
 				 &(struct sample_clock){ opt.freq, opt.period, opt.user, opt.kernel,
@@ -238,7 +240,6 @@ int main(int argc, char **argv)
 			continue;
 		}
 		next += interval;
-		sideband_poll(&sb, 0);
 		if (!drain(&d) || !flush_output(out)) {
 			status = EXIT_PARTIAL;
 			break;
@@ -250,7 +251,6 @@ int main(int argc, char **argv)
 	/* Stop sampling first so the last drain sees every sample taken. */
 	perf_events_detach(&events);
 	if (status == EXIT_OK) {
-		sideband_poll(&sb, 0);
 		drain(&d);
 		capw_end(&w, &(struct cap_end){
 				     .duration_ns = monotonic_ns() - start,

@@ -118,11 +118,6 @@ void processes_mmap(struct processes *ps, uint32_t pid, const struct mapping *m)
 {
 	struct process *p = get(ps, pid);
 
-	/* A recycled PID: the old process is gone. */
-	if (p->exited) {
-		clear_maps(p);
-		p->sampled = p->exited = false;
-	}
 	add(p, m);
 	if (p->sampled)
 		flush(ps, pid, p);
@@ -147,32 +142,41 @@ static void from_proc(void *ctx, const struct mapping *m)
 void processes_fork(struct processes *ps, uint32_t ppid, uint32_t pid)
 {
 	struct htab_entry *e = htab_find(ps->byid, &ppid, sizeof(ppid));
-	struct process *parent = e ? e->val.p : NULL, *child;
+	struct process *parent = e ? e->val.p : NULL, *child = get(ps, pid);
+	struct process inherited = { 0 };
 
-	child = get(ps, pid);
-	clear_maps(child);
-	child->sampled = child->exited = false;
-	/* get() may have moved the parent's entry, not the parent itself. */
+	/* Events come from one ring per CPU, so the child's own mmap events
+	 * (after an exec) and even its exit may have been read before this
+	 * fork: nothing the child has is dropped, and the inherited mappings
+	 * go first so that the child's own win where they overlap. */
 	if (parent && parent->n) {
 		for (size_t i = 0; i < parent->n; i++)
-			add(child, &parent->maps[i]);
-		return;
+			add(&inherited, &parent->maps[i]);
+	} else if (!proc_maps_read(pid, from_proc, &(struct proc_ctx){ ps, &inherited, pid })) {
+		/* A parent that predates the capture: its mappings, which the
+		 * child shares until it execs, are in /proc while either
+		 * lives. */
+		proc_maps_read(ppid, from_proc, &(struct proc_ctx){ ps, &inherited, ppid });
 	}
-	/* A parent that predates the capture: its mappings, which the child
-	 * shares until it execs, are in /proc while either lives. */
-	if (!proc_maps_read(pid, from_proc, &(struct proc_ctx){ ps, child, pid }))
-		proc_maps_read(ppid, from_proc, &(struct proc_ctx){ ps, child, ppid });
+	for (size_t i = 0; i < child->n; i++) {
+		add(&inherited, &child->maps[i]);
+		free(child->maps[i].path);
+	}
+	free(child->maps);
+	child->maps = inherited.maps;
+	child->n = inherited.n;
+	child->cap = inherited.cap;
+	child->written = 0;
 }
 
 void processes_exit(struct processes *ps, uint32_t pid, uint64_t interval)
 {
-	struct htab_entry *e = htab_find(ps->byid, &pid, sizeof(pid));
+	/* Created if unknown: its fork may still be on its way, and must
+	 * find it marked for reaping. */
+	struct process *p = get(ps, pid);
 
-	if (e) {
-		struct process *p = e->val.p;
-		p->exited = true;
-		p->exit_interval = interval;
-	}
+	p->exited = true;
+	p->exit_interval = interval;
 }
 
 void processes_build_id(struct processes *ps, uint32_t pid, struct mapping *m)

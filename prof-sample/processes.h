@@ -52,7 +52,9 @@ bool processes_sampled(struct processes *ps, uint32_t pid);
 void processes_perf_map(struct processes *ps, uint32_t pid, uint64_t interval);
 
 /* Forgets processes that exited before interval `interval` was drained:
- * any sample of theirs has been written by now. */
+ * any sample of theirs has been written by now.  A PID recycled within one
+ * interval keeps the old process's mappings before its own, which it
+ * overrides where they overlap. */
 void processes_reap(struct processes *ps, uint64_t interval);
 
 /* Fills in m's build-id from the file at path (seen through pid's root),

@@ -154,3 +154,8 @@ void sideband_poll(struct sideband *sb, int timeout_ms)
 	perf_buffer__poll(sb->pb, timeout_ms);
 	perf_buffer__consume(sb->pb);
 }
+
+void sideband_catch_up(void *ctx)
+{
+	sideband_poll(ctx, 0);
+}

@@ -29,4 +29,7 @@ void sideband_close(struct sideband *sb);
 /* Handles pending events, waiting up to timeout_ms for the first. */
 void sideband_poll(struct sideband *sb, int timeout_ms);
 
+/* Handles every pending event without waiting (ctx is the sideband). */
+void sideband_catch_up(void *ctx);
+
 #endif
