@@ -1,0 +1,39 @@
+/*
+ * Reading folded stacks ("a;b;c COUNT", docs/FORMATS.md section 3) into a
+ * frame tree.  The two-column form "a;b;c BEFORE AFTER" that difffolded.pl
+ * writes is recognised from the first valid line of an input.
+ */
+#ifndef PROF_SVG_FOLDED_READ_H
+#define PROF_SVG_FOLDED_READ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "frame_tree.h"
+
+enum folded_role {
+	FOLDED_ANY,    /* one column, or two columns (differential) */
+	FOLDED_BEFORE, /* --diff: the counts are the "before" profile */
+	FOLDED_AFTER,  /* --diff: the counts are the "after" profile */
+};
+
+struct folded_stats {
+	size_t lines;	  /* stack lines accepted */
+	size_t bad;	  /* lines skipped as malformed */
+	size_t first_bad; /* line number of the first of them */
+	int columns;	  /* 1 or 2 once a valid line was seen, else 0 */
+};
+
+/* Parses one line (without its newline).  Returns false for a malformed
+ * line; blank lines are *stack_len = SIZE_MAX.  On success the stack is
+ * line[0..*stack_len), *count the last number and *count1 the one before it
+ * when columns is 2 (columns 0 lets the line decide and sets it). */
+bool folded_parse_line(const char *line, size_t len, int *columns, size_t *stack_len,
+		       double *count1, double *count);
+
+/* Reads every line of f (named name in diagnostics) into t. */
+void folded_read(FILE *f, struct frame_tree *t, enum folded_role role, bool reverse,
+		 struct folded_stats *st);
+
+#endif

@@ -1,0 +1,378 @@
+#include "frame_tree.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "diag.h"
+#include "frame_kind.h"
+
+#define MAX_DEPTH_HINT 64
+
+/* The node arrays and the slots are the bulk of the memory and are touched
+ * at random: they are mapped directly, with transparent huge pages where
+ * the kernel offers them, which saves most page faults and TLB misses. */
+static void *big_grow(void *p, size_t old, size_t size)
+{
+	void *q = p ? mremap(p, old, size, MREMAP_MAYMOVE)
+		    : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (q == MAP_FAILED)
+		errx(EXIT_USAGE, "out of memory (%zu bytes)", size);
+	if (size >= (2u << 20))
+		madvise(q, size, MADV_HUGEPAGE);
+	return q;
+}
+
+static void big_free(void *p, size_t size)
+{
+	if (p)
+		munmap(p, size);
+}
+
+struct frame_tree *ft_new(bool chart, bool diff)
+{
+	struct frame_tree *t = xcalloc(1, sizeof(*t));
+
+	t->names = htab_new();
+	t->chart = chart;
+	t->diff = diff;
+	t->cap = 1024;
+	t->nodes = big_grow(NULL, 0, t->cap * sizeof(*t->nodes));
+	if (diff)
+		t->before = big_grow(NULL, 0, t->cap * sizeof(double));
+	if (chart)
+		t->start = big_grow(NULL, 0, t->cap * sizeof(double));
+	if (!chart) {
+		t->nslots = 2048;
+		t->slots = big_grow(NULL, 0, t->nslots * sizeof(*t->slots));
+	}
+	t->nodes[0] = (struct ft_node){ FT_NONE, FT_NONE, FT_NONE, FT_NONE, 0 };
+	if (diff)
+		t->before[0] = 0;
+	if (chart)
+		t->start[0] = 0;
+	t->n = 1;
+	return t;
+}
+
+void ft_free(struct frame_tree *t)
+{
+	if (!t)
+		return;
+	htab_free(t->names);
+	free(t->rank);
+	big_free(t->nodes, t->cap * sizeof(*t->nodes));
+	big_free(t->before, t->cap * sizeof(double));
+	big_free(t->start, t->cap * sizeof(double));
+	big_free(t->slots, t->nslots * sizeof(*t->slots));
+	free(t->prev);
+	free(t->path);
+	free(t->path_end);
+	free(t);
+}
+
+static inline uint64_t key_hash(uint32_t parent, uint32_t name)
+{
+	uint64_t k = (uint64_t)parent << 32 | name;
+
+	/* murmur3's finaliser: every input bit reaches every output bit */
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	k *= 0xc4ceb9fe1a85ec53ull;
+	k ^= k >> 33;
+	return k;
+}
+
+/* A slot's home is given by the top bits of the hash, which the slot keeps
+ * as its tag: growing never has to read the nodes again. */
+#define TAG(h) ((h) & 0xffffffff00000000ull)
+
+static inline size_t home(uint64_t h, size_t nslots)
+{
+	return (size_t)(h >> 32) & (nslots - 1);
+}
+
+static void grow_slots(struct frame_tree *t)
+{
+	size_t n = t->nslots * 2, mask = n - 1;
+	uint64_t *slots = big_grow(NULL, 0, n * sizeof(*slots));
+
+	if (n > ((size_t)1 << 32))
+		errx(EXIT_USAGE, "too many distinct frames");
+	for (size_t i = 0; i < t->nslots; i++) {
+		uint64_t v = t->slots[i];
+		if (!v)
+			continue;
+		size_t j = home(v, n);
+		while (slots[j])
+			j = (j + 1) & mask;
+		slots[j] = v;
+	}
+	big_free(t->slots, t->nslots * sizeof(*t->slots));
+	t->slots = slots;
+	t->nslots = n;
+}
+
+static uint32_t new_node(struct frame_tree *t, uint32_t parent, uint32_t name)
+{
+	uint32_t i;
+
+	if (t->n == t->cap) {
+		if (t->cap >= UINT32_MAX / 2)
+			errx(EXIT_USAGE, "too many distinct frames");
+		size_t old = t->cap;
+		t->cap *= 2;
+		t->nodes = big_grow(t->nodes, old * sizeof(*t->nodes), t->cap * sizeof(*t->nodes));
+		if (t->before)
+			t->before = big_grow(t->before, old * sizeof(double), t->cap * sizeof(double));
+		if (t->start)
+			t->start = big_grow(t->start, old * sizeof(double), t->cap * sizeof(double));
+	}
+	i = (uint32_t)t->n++;
+	t->nodes[i] = (struct ft_node){ name, parent, FT_NONE, t->nodes[parent].child, 0 };
+	t->nodes[parent].child = i;
+	if (t->before)
+		t->before[i] = 0;
+	if (t->start)
+		t->start[i] = t->time;
+	return i;
+}
+
+/* The child of parent named name, created if absent. */
+static uint32_t child_of(struct frame_tree *t, uint32_t parent, uint32_t name)
+{
+	if (t->chart) {
+		uint32_t c = t->nodes[parent].child;
+		if (c != FT_NONE && t->nodes[c].name == name)
+			return c;
+		return new_node(t, parent, name);
+	}
+	uint64_t h = key_hash(parent, name);
+	size_t mask = t->nslots - 1, j = home(h, t->nslots);
+	for (;; j = (j + 1) & mask) {
+		uint64_t v = t->slots[j];
+		if (!v)
+			break;
+		if (TAG(v) != TAG(h))
+			continue;
+		const struct ft_node *nd = &t->nodes[(uint32_t)v - 1];
+		if (nd->parent == parent && nd->name == name)
+			return (uint32_t)v - 1;
+	}
+	uint32_t c = new_node(t, parent, name);
+	t->slots[j] = TAG(h) | ((uint64_t)c + 1);
+	if (t->n * 2 > t->nslots)
+		grow_slots(t);
+	return c;
+}
+
+static uint32_t intern(struct frame_tree *t, const char *s, size_t len)
+{
+	bool created;
+	struct htab_entry *e = htab_upsert(t->names, s, len, &created);
+	uint32_t id = (uint32_t)(e - htab_entries(t->names));
+
+	if (created) {
+		size_t shown;
+		t->kinds |= 1u << frame_kind_of(s, len, &shown);
+	}
+	return id;
+}
+
+static void add_to(struct frame_tree *t, uint32_t node, double count, double before)
+{
+	t->nodes[node].count += count;
+	if (t->before)
+		t->before[node] += before;
+}
+
+static void remember(struct frame_tree *t, size_t depth, uint32_t node, size_t end)
+{
+	if (depth >= t->path_cap) {
+		t->path_cap = t->path_cap ? t->path_cap * 2 : 64;
+		t->path = xreallocarray(t->path, t->path_cap, sizeof(*t->path));
+		t->path_end = xreallocarray(t->path_end, t->path_cap, sizeof(*t->path_end));
+	}
+	t->path[depth] = node;
+	t->path_end[depth] = end;
+	t->path_n = depth + 1;
+}
+
+/* How many leading frames stack shares with the previous stack. */
+static size_t shared_frames(const struct frame_tree *t, const char *stack, size_t len)
+{
+	size_t n = len < t->prev_len ? len : t->prev_len, same = 0, d = 0;
+
+	while (same < n && stack[same] == t->prev[same])
+		same++;
+	while (d < t->path_n && t->path_end[d] <= same) {
+		size_t e = t->path_end[d];
+		/* The frame ends at e in prev; it is the same frame only if it
+		 * ends there in stack too. */
+		if (e < same || e == len || (e < len && stack[e] == ';'))
+			d++;
+		else
+			break;
+	}
+	return d;
+}
+
+void ft_add(struct frame_tree *t, const char *stack, size_t len, bool reverse,
+	    double count, double before)
+{
+	uint32_t node = 0;
+
+	t->stacks++;
+	add_to(t, 0, count, before);
+	if (!reverse) {
+		const char *p = stack, *end = stack + len;
+		size_t depth = len ? shared_frames(t, stack, len) : 0;
+
+		for (size_t d = 0; d < depth; d++)
+			add_to(t, t->path[d], count, before);
+		if (depth) {
+			node = t->path[depth - 1];
+			p = stack + t->path_end[depth - 1] + 1;
+		}
+		while (p <= end && len) {
+			const char *semi = memchr(p, ';', (size_t)(end - p));
+			const char *fe = semi ? semi : end;
+			node = child_of(t, node, intern(t, p, (size_t)(fe - p)));
+			add_to(t, node, count, before);
+			remember(t, depth++, node, (size_t)(fe - stack));
+			p = fe + 1;
+		}
+		t->path_n = depth;
+		if (len > t->prev_cap) {
+			t->prev_cap = len * 2;
+			t->prev = xrealloc(t->prev, t->prev_cap);
+		}
+		if (len)
+			memcpy(t->prev, stack, len);
+		t->prev_len = len;
+	} else {
+		const char *end = stack + len, *p = end;
+		while (len) {
+			const char *fs = p;
+			while (fs > stack && fs[-1] != ';')
+				fs--;
+			node = child_of(t, node, intern(t, fs, (size_t)(p - fs)));
+			add_to(t, node, count, before);
+			if (fs == stack)
+				break;
+			p = fs - 1;
+		}
+	}
+	t->time += count;
+}
+
+const char *ft_name(const struct frame_tree *t, uint32_t i, size_t *len)
+{
+	uint32_t name = t->nodes[i].name;
+
+	if (name == FT_NONE) {
+		*len = 3;
+		return "all";
+	}
+	struct htab_entry *e = &htab_entries(t->names)[name];
+	*len = e->len;
+	return e->key;
+}
+
+static struct htab_entry *sort_entries;
+
+static int cmp_names(const void *a, const void *b)
+{
+	const struct htab_entry *x = &sort_entries[*(const uint32_t *)a];
+	const struct htab_entry *y = &sort_entries[*(const uint32_t *)b];
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->key, y->key, n);
+
+	if (c)
+		return c;
+	return (x->len > y->len) - (x->len < y->len);
+}
+
+void ft_rank_names(struct frame_tree *t)
+{
+	size_t n = htab_count(t->names);
+	uint32_t *order = xreallocarray(NULL, n, sizeof(*order));
+
+	for (size_t i = 0; i < n; i++)
+		order[i] = (uint32_t)i;
+	sort_entries = htab_entries(t->names);
+	qsort(order, n, sizeof(*order), cmp_names);
+	free(t->rank);
+	t->rank = xreallocarray(NULL, n, sizeof(*t->rank));
+	for (size_t i = 0; i < n; i++)
+		t->rank[order[i]] = (uint32_t)i;
+	free(order);
+}
+
+static const uint32_t *sort_rank;
+static const struct ft_node *sort_nodes;
+
+static int cmp_children(const void *a, const void *b)
+{
+	uint32_t x = sort_rank[sort_nodes[*(const uint32_t *)a].name];
+	uint32_t y = sort_rank[sort_nodes[*(const uint32_t *)b].name];
+
+	return (x > y) - (x < y);
+}
+
+void ft_sort_children(struct frame_tree *t, uint32_t i)
+{
+	uint32_t stackbuf[MAX_DEPTH_HINT], *kids = stackbuf, n = 0, cap = MAX_DEPTH_HINT;
+	uint32_t c;
+
+	for (c = t->nodes[i].child; c != FT_NONE; c = t->nodes[c].sibling) {
+		if (n == cap) {
+			cap *= 2;
+			if (kids == stackbuf) {
+				kids = xreallocarray(NULL, cap, sizeof(*kids));
+				memcpy(kids, stackbuf, sizeof(stackbuf));
+			} else {
+				kids = xreallocarray(kids, cap, sizeof(*kids));
+			}
+		}
+		kids[n++] = c;
+	}
+	if (n > 1) {
+		if (t->chart) {
+			/* Newest first: reverse into input order. */
+			for (uint32_t a = 0, b = n - 1; a < b; a++, b--) {
+				uint32_t tmp = kids[a];
+				kids[a] = kids[b];
+				kids[b] = tmp;
+			}
+		} else {
+			sort_rank = t->rank;
+			sort_nodes = t->nodes;
+			qsort(kids, n, sizeof(*kids), cmp_children);
+		}
+		t->nodes[i].child = kids[0];
+		for (uint32_t k = 0; k + 1 < n; k++)
+			t->nodes[kids[k]].sibling = kids[k + 1];
+		t->nodes[kids[n - 1]].sibling = FT_NONE;
+	}
+	if (kids != stackbuf)
+		free(kids);
+}
+
+void ft_scale_before(struct frame_tree *t, double factor)
+{
+	if (!t->before)
+		return;
+	for (size_t i = 0; i < t->n; i++)
+		t->before[i] *= factor;
+}
+
+void ft_enable_diff(struct frame_tree *t)
+{
+	if (t->diff)
+		return;
+	t->diff = true;
+	t->before = big_grow(NULL, 0, t->cap * sizeof(double));
+}

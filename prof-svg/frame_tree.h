@@ -1,0 +1,83 @@
+/*
+ * The merged call tree of a folded profile.
+ *
+ * Every stack is added root first; a frame merges with the sibling of the
+ * same name (or, for a flame chart, only with the latest sibling, so that
+ * the x axis stays the input order).  Counts are inclusive.  In
+ * differential mode each node also carries the inclusive count of the
+ * "before" profile.
+ *
+ * Memory is 24 bytes per node plus 8-byte hash slots (load under 1/2), 8 more
+ * per node for a differential or a flame chart, and the interned names.
+ */
+#ifndef PROF_SVG_FRAME_TREE_H
+#define PROF_SVG_FRAME_TREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "htab.h"
+
+#define FT_NONE UINT32_MAX
+
+struct ft_node {
+	uint32_t name;	  /* index into the name table; FT_NONE for the root */
+	uint32_t parent;  /* FT_NONE for the root */
+	uint32_t child;	  /* first child (newest first until ft_sort_children) */
+	uint32_t sibling; /* next sibling, FT_NONE at the end */
+	double count;	  /* inclusive count */
+};
+
+struct frame_tree {
+	struct htab *names;
+	uint32_t *rank; /* bytewise rank of every name, after ft_rank_names */
+	struct ft_node *nodes;
+	size_t n, cap;
+	double *before; /* differential: inclusive "before" counts, or NULL */
+	double *start;	/* flame chart: x of each node in samples, or NULL */
+	/* (parent, name) -> node: each slot holds node + 1 in its low half
+	 * and 32 bits of the key's hash in its high half, so that a probe
+	 * rarely has to read the node.  NULL for a flame chart. */
+	uint64_t *slots;
+	size_t nslots;
+	double time;	 /* flame chart: running total of counts */
+	bool chart, diff;
+	/* The previous stack, so that a sorted input (the norm) reuses its
+	 * common prefix without a lookup per frame. */
+	char *prev;
+	size_t prev_len, prev_cap;
+	uint32_t *path;	 /* node of each frame of prev, root first */
+	size_t *path_end; /* byte offset in prev where that frame ends */
+	size_t path_n, path_cap;
+	uint32_t kinds;	 /* bit set of frame kinds seen (1 << enum frame_kind) */
+	size_t stacks;	 /* stacks added */
+};
+
+struct frame_tree *ft_new(bool chart, bool diff);
+void ft_free(struct frame_tree *t);
+
+/* Adds one stack "a;b;c" (len bytes, without the count) with its count and,
+ * in differential mode, its "before" count.  With reverse set the frames are
+ * taken leaf first. */
+void ft_add(struct frame_tree *t, const char *stack, size_t len, bool reverse,
+	    double count, double before);
+
+/* The name of node i (the root has "all") and its length. */
+const char *ft_name(const struct frame_tree *t, uint32_t i, size_t *len);
+
+/* Computes the bytewise rank of every name; call once all stacks are in. */
+void ft_rank_names(struct frame_tree *t);
+
+/* Orders node i's children: by name (after ft_rank_names), or in input
+ * order for a flame chart.  Idempotent only for a flame chart; call once
+ * per node. */
+void ft_sort_children(struct frame_tree *t, uint32_t i);
+
+/* Turns differential mode on (the tree holds only the root so far). */
+void ft_enable_diff(struct frame_tree *t);
+
+/* Multiplies every "before" count by factor (--normalize). */
+void ft_scale_before(struct frame_tree *t, double factor);
+
+#endif

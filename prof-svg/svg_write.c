@@ -1,0 +1,433 @@
+#include "svg_write.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "frame_kind.h"
+#include "xml_text.h"
+
+#define XPAD 10.0
+#define FRAMEPAD 1.0
+
+/* Where things go, in pixels. */
+struct layout {
+	double width, height, fh, fontsize;
+	double top;	  /* y of the first frame row in an icicle */
+	double bottom;	  /* height of the details band below the frames */
+	double title_y, subtitle_y, legend_y;
+	double wpt;	  /* pixels per sample */
+	double minw;	  /* smallest drawn count, in samples */
+	double timemax;	  /* the count that is 100% */
+	double maxdelta;  /* differential: largest |inclusive delta| drawn */
+	unsigned depthmax;
+	bool legend;
+};
+
+struct walk_item {
+	uint32_t node;
+	uint32_t depth;
+	double x;
+};
+
+struct walker {
+	struct walk_item *stack;
+	size_t n, cap;
+	uint32_t *kids;
+	size_t nkids, kidcap;
+};
+
+static void push(struct walker *w, uint32_t node, uint32_t depth, double x)
+{
+	if (w->n == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 256;
+		w->stack = xreallocarray(w->stack, w->cap, sizeof(*w->stack));
+	}
+	w->stack[w->n++] = (struct walk_item){ node, depth, x };
+}
+
+typedef void (*visit_fn)(void *ctx, struct frame_tree *t, const struct walk_item *it);
+
+/* Visits every drawn frame, parents before children.  In the first walk
+ * (sort set) the children of each drawn frame are ordered. */
+static void walk(struct frame_tree *t, double minw, bool sort, visit_fn fn, void *ctx)
+{
+	struct walker w = { 0 };
+
+	if (t->nodes[0].count < minw || t->nodes[0].count <= 0)
+		return;
+	push(&w, 0, 0, 0);
+	while (w.n) {
+		struct walk_item it = w.stack[--w.n];
+		const struct ft_node *nd = &t->nodes[it.node];
+		double sum = 0, x;
+
+		fn(ctx, t, &it);
+		if (sort)
+			ft_sort_children(t, it.node);
+		w.nkids = 0;
+		for (uint32_t c = nd->child; c != FT_NONE; c = t->nodes[c].sibling) {
+			sum += t->nodes[c].count;
+			if (t->nodes[c].count < minw || t->nodes[c].count <= 0)
+				continue;
+			if (w.nkids == w.kidcap) {
+				w.kidcap = w.kidcap ? w.kidcap * 2 : 64;
+				w.kids = xreallocarray(w.kids, w.kidcap, sizeof(*w.kids));
+			}
+			w.kids[w.nkids++] = c;
+		}
+		/* Self time comes first, as in flamegraph.pl's sorted flow. */
+		x = it.x + fmax(0, nd->count - sum);
+		size_t first = w.n;
+		for (uint32_t c = nd->child; c != FT_NONE; c = t->nodes[c].sibling) {
+			double cx = t->start ? t->start[c] : x;
+			if (t->nodes[c].count >= minw && t->nodes[c].count > 0)
+				push(&w, c, it.depth + 1, cx);
+			x += t->nodes[c].count;
+		}
+		/* Reverse the pushed children so the first is visited first. */
+		for (size_t a = first, b = w.n; b > a + 1; a++, b--) {
+			struct walk_item tmp = w.stack[a];
+			w.stack[a] = w.stack[b - 1];
+			w.stack[b - 1] = tmp;
+		}
+	}
+	free(w.stack);
+	free(w.kids);
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x < y) - (x > y);
+}
+
+/* The smallest count drawn so that at most o->maxframes frames are: a
+ * frame's parent is never narrower than the frame, so the frames wider
+ * than any threshold form whole subtrees and can be counted flat. */
+static double budget_min(const struct frame_tree *t, double minw, double maxframes,
+			 size_t *omitted)
+{
+	double *counts = NULL, v;
+	size_t n = 0, cap = 0, k = (size_t)maxframes;
+
+	*omitted = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		double c = t->nodes[i].count;
+		if (c < minw || c <= 0)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 4096;
+			counts = xreallocarray(counts, cap, sizeof(*counts));
+		}
+		counts[n++] = c;
+	}
+	if (n <= k || k == 0) {
+		free(counts);
+		return minw;
+	}
+	qsort(counts, n, sizeof(*counts), cmp_desc);
+	v = nextafter(counts[k], INFINITY);
+	for (size_t i = 0; i < n; i++)
+		*omitted += counts[i] < v;
+	free(counts);
+	return v > minw ? v : minw;
+}
+
+static void measure(void *ctx, struct frame_tree *t, const struct walk_item *it)
+{
+	struct layout *L = ctx;
+
+	if (it->depth > L->depthmax)
+		L->depthmax = it->depth;
+	if (t->before && it->node != 0) {
+		double d = fabs(t->nodes[it->node].count - t->before[it->node]);
+		if (d > L->maxdelta)
+			L->maxdelta = d;
+	}
+}
+
+void svg_format_count(char *buf, size_t size, double v)
+{
+	char raw[64], *dot;
+	size_t n, intlen, out = 0;
+
+	if (v == floor(v) && fabs(v) < 1e15)
+		snprintf(raw, sizeof(raw), "%.0f", v);
+	else
+		snprintf(raw, sizeof(raw), "%.3f", v);
+	if ((dot = strchr(raw, '.'))) {
+		n = strlen(raw);
+		while (raw[n - 1] == '0')
+			raw[--n] = '\0';
+		if (raw[n - 1] == '.')
+			raw[--n] = '\0';
+	}
+	dot = strchr(raw, '.');
+	intlen = dot ? (size_t)(dot - raw) : strlen(raw);
+	for (size_t i = 0; raw[i] && out + 2 < size; i++) {
+		if (i && i < intlen && raw[i - 1] != '-' && (intlen - i) % 3 == 0)
+			buf[out++] = ',';
+		buf[out++] = raw[i];
+	}
+	buf[out] = '\0';
+}
+
+static void put_style(FILE *f, const struct svg_opts *o)
+{
+	fprintf(f,
+		"<style type=\"text/css\"><![CDATA[\n"
+		"text { font-family: %s; font-size: %.4gpx; fill: rgb(0,0,0); }\n"
+		"#title { text-anchor: middle; font-size: %.4gpx; }\n"
+		"#subtitle { text-anchor: middle; fill: rgb(110,110,110); }\n"
+		"#unzoom, #search, #ignorecase { cursor: pointer; }\n"
+		"#search, #ignorecase { opacity: 0.3; }\n"
+		"#search:hover, #search.show, #ignorecase:hover, #ignorecase.show { opacity: 1; }\n"
+		"#unzoom.hide { display: none; }\n"
+		"#frames > g { cursor: pointer; }\n"
+		"#frames > g:hover > rect, #frames > g:hover > a > rect { stroke: rgb(0,0,0); "
+		"stroke-width: 0.5; vector-effect: non-scaling-stroke; }\n"
+		"#frames > g.parent { opacity: 0.5; }\n"
+		"#frames > g.match > rect, #frames > g.match > a > rect { fill: rgb(230,0,230); }\n"
+		"]]></style>\n",
+		o->fonttype, o->fontsize, o->fontsize + 5);
+}
+
+static void put_header(FILE *f, const struct svg_opts *o, double width, double height)
+{
+	fprintf(f,
+		"<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+		"<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" "
+		"xmlns:xlink=\"http://www.w3.org/1999/xlink\" width=\"%.0f\" height=\"%.0f\" "
+		"viewBox=\"0 0 %.0f %.0f\">\n"
+		"<!-- Flame graph drawn by prof-svg " PROF_VERSION " -->\n",
+		width, height, width, height);
+	if (o->notes) {
+		fputs("<desc id=\"notes\">", f);
+		xml_puts(f, o->notes);
+		fputs("</desc>\n", f);
+	}
+	fprintf(f,
+		"<defs><linearGradient id=\"background\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\">"
+		"<stop stop-color=\"%s\" offset=\"5%%\"/><stop stop-color=\"%s\" offset=\"95%%\"/>"
+		"</linearGradient></defs>\n",
+		o->bg_top, o->bg_bottom);
+	put_style(f, o);
+	fputs("<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" fill=\"url(#background)\"/>\n", f);
+}
+
+static void put_text(FILE *f, const char *id, const char *cls, double x, double y, const char *s)
+{
+	fprintf(f, "<text id=\"%s\"%s%s%s x=\"%.2f\" y=\"%.2f\">", id, cls ? " class=\"" : "",
+		cls ? cls : "", cls ? "\"" : "", x, y);
+	if (s)
+		xml_puts(f, s);
+	fputs("</text>\n", f);
+}
+
+void svg_write_empty(FILE *f, const struct svg_opts *o)
+{
+	double h = o->fontsize * 5 + 20;
+
+	put_header(f, o, o->width, h);
+	put_text(f, "title", NULL, o->width / 2, o->fontsize * 2, o->title);
+	put_text(f, "empty", NULL, XPAD, o->fontsize * 4, "No stack counts found");
+	fputs("</svg>\n", f);
+}
+
+struct writer {
+	FILE *f;
+	const struct svg_opts *o;
+	const struct layout *L;
+};
+
+static double frame_y(const struct layout *L, bool inverted, unsigned depth)
+{
+	if (inverted)
+		return L->top + depth * L->fh;
+	return L->height - L->bottom - (depth + 1) * L->fh + FRAMEPAD;
+}
+
+static struct rgb frame_color(const struct writer *w, struct frame_tree *t, uint32_t i,
+			      const char *name, size_t len)
+{
+	const struct svg_opts *o = w->o;
+	struct rgb c;
+
+	if (t->before) {
+		if ((len == 2 && !memcmp(name, "--", 2)) || (len == 1 && name[0] == '-'))
+			return palette_color(o->palette, o->hash, name, len);
+		return palette_diff_color(t->nodes[i].count - t->before[i], w->L->maxdelta,
+					  o->negate);
+	}
+	c = palette_color(o->palette, o->hash, name, len);
+	if (o->palmap)
+		c = palette_map_get(o->palmap, name, len, c);
+	return c;
+}
+
+static void put_info(const struct writer *w, struct frame_tree *t, uint32_t i,
+		     const char *shown, size_t shown_len)
+{
+	const struct svg_opts *o = w->o;
+	double count = t->nodes[i].count;
+	char num[64];
+
+	svg_format_count(num, sizeof(num), count * o->factor);
+	xml_put(w->f, shown, shown_len);
+	fprintf(w->f, " (%s ", num);
+	xml_puts(w->f, o->countname);
+	fprintf(w->f, ", %.2f%%", 100 * count / w->L->timemax);
+	if (t->before) {
+		double delta = count - t->before[i];
+		fprintf(w->f, "; %s%.2f%%", delta > 0 ? "+" : "", 100 * delta / w->L->timemax);
+	}
+	fputs(")", w->f);
+}
+
+static void draw(void *ctx, struct frame_tree *t, const struct walk_item *it)
+{
+	const struct writer *w = ctx;
+	const struct layout *L = w->L;
+	const struct svg_opts *o = w->o;
+	FILE *f = w->f;
+	size_t len, shown_len;
+	const char *name = ft_name(t, it->node, &len);
+	const struct name_attr *na = NULL;
+	double count = t->nodes[it->node].count;
+	double x = XPAD + it->x * L->wpt, width = count * L->wpt;
+	double y = frame_y(L, o->inverted, it->depth);
+	struct rgb c = frame_color(w, t, it->node, name, len);
+
+	frame_kind_of(name, len, &shown_len);
+	if (it->node != 0)
+		na = name_attrs_find(o->nameattrs, name, len);
+	fprintf(f, "<g class=\"f%s%s\"", na && na->cls ? " " : "", na && na->cls ? na->cls : "");
+	if (na && na->id)
+		fprintf(f, " id=\"%s\"", na->id);
+	if (na && na->g_extra)
+		fputs(na->g_extra, f);
+	if (na && na->title) {
+		fputs(" data-name=\"", f);
+		xml_put(f, name, shown_len);
+		fputs("\"", f);
+	}
+	fprintf(f, " data-x=\"%.15g\" data-w=\"%.15g\" data-d=\"%u\"><title>", it->x, count,
+		it->depth);
+	if (na && na->title)
+		fputs(na->title, f);
+	else
+		put_info(w, t, it->node, name, shown_len);
+	fputs("</title>", f);
+	if (na && na->href) {
+		fprintf(f, "<a xlink:href=\"%s\" target=\"%s\"%s>", na->href,
+			na->target ? na->target : "_top", na->a_extra ? na->a_extra : "");
+	}
+	fprintf(f,
+		"<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
+		"fill=\"rgb(%d,%d,%d)\"/><text x=\"%.2f\" y=\"%.2f\">",
+		x, y, width, L->fh - FRAMEPAD, c.r, c.g, c.b, x + 3,
+		y + (L->fh - FRAMEPAD) / 2 + o->fontsize / 3);
+	xml_put_label(f, name, shown_len, (long)(width / (o->fontsize * o->fontwidth)));
+	fputs(na && na->href ? "</text></a></g>\n" : "</text></g>\n", f);
+}
+
+static const char *const KIND_LABEL[KIND_COUNT] = { "user", "kernel", "JIT", "inlined", "waker" };
+
+static void put_legend(FILE *f, const struct frame_tree *t, const struct svg_opts *o,
+		       const struct layout *L)
+{
+	double x = XPAD, sw = o->fontsize * 0.9;
+
+	fputs("<g id=\"legend\">", f);
+	for (int k = 0; k < KIND_COUNT; k++) {
+		if (!(t->kinds & (1u << k)) && k != KIND_USER)
+			continue;
+		struct rgb c = palette_kind_color(o->palette, (enum frame_kind)k);
+		fprintf(f,
+			"<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
+			"fill=\"rgb(%d,%d,%d)\"/><text x=\"%.2f\" y=\"%.2f\">%s</text>",
+			x, L->legend_y - sw + 1, sw, sw, c.r, c.g, c.b, x + sw + 4, L->legend_y,
+			KIND_LABEL[k]);
+		x += sw + 4 + (strlen(KIND_LABEL[k]) + 3) * o->fontsize * o->fontwidth;
+	}
+	fputs("</g>\n", f);
+}
+
+static void put_config(FILE *f, const struct svg_opts *o, const struct layout *L)
+{
+	/* Numbers only: no user-controlled text ever reaches a script. */
+	fprintf(f,
+		"<script type=\"text/ecmascript\"><![CDATA[\n"
+		"var fgConf = { xpad: %g, width: %.15g, total: %.17g, fontsize: %g, "
+		"fontwidth: %g, inverted: %s, diff: %s };\n"
+		"]]></script>\n",
+		XPAD, L->width, L->timemax, o->fontsize, o->fontwidth,
+		o->inverted ? "true" : "false", L->maxdelta > 0 ? "true" : "false");
+}
+
+void svg_write(FILE *f, struct frame_tree *t, const struct svg_opts *o)
+{
+	struct layout L = { 0 };
+	double total = t->nodes[0].count;
+	struct writer w = { f, o, &L };
+	size_t omitted = 0;
+
+	ft_rank_names(t);
+	L.width = o->width;
+	L.fh = o->frameheight;
+	L.fontsize = o->fontsize;
+	L.timemax = o->total > total ? o->total : total;
+	L.wpt = (L.width - 2 * XPAD) / L.timemax;
+	L.minw = (o->minwidth_pct ? o->minwidth / 100 * (L.width - 2 * XPAD) : o->minwidth) / L.wpt;
+	if (!o->minwidth_set && o->maxframes > 0)
+		L.minw = budget_min(t, L.minw, o->maxframes, &omitted);
+	L.title_y = o->fontsize * 2;
+	L.top = o->fontsize * 3;
+	if (o->subtitle) {
+		L.subtitle_y = L.top + o->fontsize / 2;
+		L.top += o->fontsize * 2;
+	}
+	L.legend = !t->before && palette_uses_kinds(o->palette) && (t->kinds & ~1u);
+	if (L.legend) {
+		L.legend_y = L.top + o->fontsize / 2;
+		L.top += o->fontsize * 2;
+	}
+	L.bottom = o->fontsize * 2 + 10;
+	walk(t, L.minw, true, measure, &L);
+	L.height = L.top + (L.depthmax + 1) * L.fh + L.bottom;
+
+	put_header(f, o, L.width, L.height);
+	if (omitted)
+		fprintf(f, "<!-- %zu frames narrower than %.2f px are not drawn: the frame "
+			   "budget is %.0f; an explicit minimum width draws them -->\n",
+			omitted, L.minw * L.wpt, o->maxframes);
+	put_text(f, "title", NULL, L.width / 2, L.title_y, o->title);
+	if (o->subtitle)
+		put_text(f, "subtitle", NULL, L.width / 2, L.subtitle_y, o->subtitle);
+	fprintf(f, "<text id=\"details\" x=\"%.2f\" y=\"%.2f\" data-nametype=\"", XPAD,
+		L.height - L.bottom / 2 + o->fontsize / 3);
+	xml_puts(f, o->nametype);
+	fputs("\"> </text>\n", f);
+	put_text(f, "unzoom", "hide", XPAD, L.title_y, "Reset Zoom");
+	put_text(f, "search", NULL, L.width - XPAD - 100, L.title_y, "Search");
+	put_text(f, "ignorecase", NULL, L.width - XPAD - 16, L.title_y, "ic");
+	put_text(f, "matched", NULL, L.width - XPAD - 100, L.height - L.bottom / 2 + o->fontsize / 3,
+		 " ");
+	if (L.legend)
+		put_legend(f, t, o, &L);
+	/* Zooming scales #frames; the clip keeps it inside the margins. */
+	fprintf(f, "<defs><clipPath id=\"fgclip\"><rect x=\"%.2f\" y=\"0\" width=\"%.2f\" "
+		   "height=\"%.2f\"/></clipPath></defs>\n<g clip-path=\"url(#fgclip)\">\n"
+		   "<g id=\"frames\">\n",
+		XPAD, L.width - 2 * XPAD, L.height);
+	walk(t, L.minw, false, draw, &w);
+	fputs("</g>\n</g>\n", f);
+	put_config(f, o, &L);
+	fputs("<script type=\"text/ecmascript\"><![CDATA[\n", f);
+	fputs(svg_script_js, f);
+	fputs("]]></script>\n</svg>\n", f);
+}

@@ -1,0 +1,26 @@
+/*
+ * Drawing a frame tree as a standalone, interactive SVG flame graph
+ * (docs/FORMATS.md section 4).
+ */
+#ifndef PROF_SVG_SVG_WRITE_H
+#define PROF_SVG_SVG_WRITE_H
+
+#include <stdio.h>
+
+#include "frame_tree.h"
+#include "svg_opts.h"
+
+/* The embedded script (script_js.c). */
+extern const char svg_script_js[];
+
+/* Writes the flame graph of t. */
+void svg_write(FILE *f, struct frame_tree *t, const struct svg_opts *o);
+
+/* Writes the SVG that says there is nothing to draw. */
+void svg_write_empty(FILE *f, const struct svg_opts *o);
+
+/* Formats a count like flamegraph.pl: thousands separators, and up to 3
+ * decimals only for fractional counts. */
+void svg_format_count(char *buf, size_t size, double v);
+
+#endif

@@ -1,0 +1,303 @@
+#!/usr/bin/env node
+// Browser checks of prof-svg's interactive SVGs, in Debian's chromium driven
+// by playwright-core.  Usage: node check.js CHECK FILE.svg [ARGS...]
+// Prints "# ..." diagnostics and exits 0 when the check holds, 1 when not.
+'use strict';
+const path = require('path');
+const fs = require('fs');
+const os = require('os');
+const { chromium } = require('playwright-core');
+
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+
+function fail(msg) {
+	console.log('# FAIL: ' + msg);
+	process.exitCode = 1;
+}
+
+function expect(cond, msg) {
+	if (!cond) fail(msg);
+	return cond;
+}
+
+function near(a, b, tol) {
+	return Math.abs(a - b) <= tol;
+}
+
+async function open(file, query) {
+	const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prof-svg-chromium-'));
+	const context = await chromium.launchPersistentContext(userDataDir, {
+		executablePath: CHROMIUM,
+		headless: true,
+		args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+			'--disable-background-networking', '--disable-component-update', '--disable-sync'],
+	});
+	const page = context.pages()[0] || await context.newPage();
+	const url = 'file://' + path.resolve(file) + (query || '');
+	const requests = [], dialogs = [], errors = [];
+	page.on('request', (r) => requests.push(r.url()));
+	page.on('dialog', async (d) => {
+		dialogs.push(d.type() + ':' + d.message());
+		if (page.promptAnswer !== undefined && d.type() === 'prompt') await d.accept(page.promptAnswer);
+		else await d.dismiss();
+	});
+	page.on('pageerror', (e) => errors.push(String(e)));
+	const t0 = Date.now();
+	await page.goto(url, { waitUntil: 'load' });
+	const loadMs = Date.now() - t0;
+	const close = async () => {
+		await context.close();
+		fs.rmSync(userDataDir, { recursive: true, force: true });
+	};
+	return { context, page, url, requests, dialogs, errors, loadMs, close };
+}
+
+// What the user sees of every frame, in document order: its on-screen x and
+// width inside the graph's margins (zooming may scale and clip the frames),
+// and whether any of it is visible at all.
+function frames(page) {
+	return page.evaluate(() => {
+		const svg = document.documentElement, xpad = window.fgConf.xpad;
+		const W = +svg.getAttribute('width'), lo = xpad, hi = W - xpad;
+		return Array.from(document.querySelectorAll('#frames > g')).map((g) => {
+			const r = g.querySelector('rect'), t = g.querySelector('title');
+			const text = g.querySelector('text'), b = r.getBoundingClientRect();
+			const left = Math.max(b.left, lo), right = Math.min(b.right, hi);
+			const cs = getComputedStyle(g);
+			const w = Math.max(0, right - left);
+			const tb = text.textContent ? text.getBoundingClientRect() : null;
+			return {
+				title: t ? t.textContent : '',
+				x: w > 0 ? left : NaN, w,
+				d: +g.getAttribute('data-d'), sx: +g.getAttribute('data-x'), sw: +g.getAttribute('data-w'),
+				cls: g.getAttribute('class'),
+				hidden: w <= 0.02 || cs.display === 'none' || cs.visibility === 'hidden',
+				label: text.textContent,
+				labelX: tb ? tb.left : NaN,
+			};
+		});
+	});
+}
+
+function findFrame(list, name) {
+	return list.findIndex((f) => f.title.startsWith(name + ' ('));
+}
+
+async function clickFrame(page, index) {
+	await page.locator('#frames > g').nth(index).locator('rect').click({ force: true });
+}
+
+const checks = {
+	// zoom FILE NAME: clicking NAME fills the width, ancestors dim,
+	// the rest hides; clicking an ancestor zooms out; Reset Zoom restores.
+	async zoom(file, name) {
+		const b = await open(file);
+		try {
+			const before = await frames(b.page);
+			const i = findFrame(before, name);
+			if (!expect(i >= 0, `no frame named ${name}`)) return;
+			const full = before[0].w;
+			await clickFrame(b.page, i);
+			const after = await frames(b.page);
+			const z = after[i];
+			expect(near(z.x, before[0].x, 0.01) && near(z.w, full, 0.01),
+				`zoomed frame at x=${z.x} w=${z.w}, want x=${before[0].x} w=${full}`);
+			let anc = 0, hid = 0, desc = 0;
+			after.forEach((f, j) => {
+				const inside = f.sx >= z.sx - 1e-9 && f.sx + f.sw <= z.sx + z.sw + 1e-9;
+				if (f.d < z.d && f.sx <= z.sx && f.sx + f.sw >= z.sx + z.sw) {
+					anc++;
+					expect(/\bparent\b/.test(f.cls) && !f.hidden && near(f.w, full, 0.01),
+						`ancestor ${f.title} not dimmed at full width`);
+				} else if (f.d >= z.d && inside) {
+					desc++;
+					const want = before[j].w * full / before[i].w;
+					expect(!f.hidden && near(f.w, want, 0.02),
+						`descendant ${f.title} width ${f.w}, want ${want}`);
+				} else {
+					hid++;
+					expect(f.hidden, `frame ${f.title} outside the zoom is not hidden`);
+				}
+			});
+			expect(anc === z.d, `${anc} ancestors for depth ${z.d}`);
+			// The label is refitted to the new width and stays at the frame's left.
+			expect(z.label === name, `zoomed frame labelled "${z.label}", want "${name}"`);
+			expect(z.labelX >= z.x + 2 && z.labelX <= z.x + 5, `label at ${z.labelX}, frame at ${z.x}`);
+			expect(await b.page.isVisible('#unzoom'), 'Reset Zoom is not shown');
+			console.log(`# zoomed ${name}: ${anc} ancestors, ${desc} in view, ${hid} hidden`);
+			// Clicking the parent zooms out to it.
+			if (z.d > 1) {
+				const p = after.findIndex((f) => f.d === z.d - 1 && /\bparent\b/.test(f.cls));
+				await clickFrame(b.page, p);
+				const out = await frames(b.page);
+				expect(near(out[p].w, full, 0.01) && !/\bparent\b/.test(out[p].cls),
+					'clicking an ancestor does not zoom out to it');
+			}
+			await b.page.click('#unzoom');
+			const reset = await frames(b.page);
+			reset.forEach((f, j) => expect(!f.hidden && !/\bparent\b/.test(f.cls) &&
+				near(f.w, before[j].w, 0.011) && (near(f.x, before[j].x, 0.011) || f.w < 0.011) &&
+				f.label === before[j].label,
+				`frame ${f.title} not restored by Reset Zoom`));
+			expect(!(await b.page.isVisible('#unzoom')), 'Reset Zoom still shown');
+			// Esc resets a zoom too.
+			await clickFrame(b.page, i);
+			await b.page.keyboard.press('Escape');
+			const esc = await frames(b.page);
+			esc.forEach((f, j) => expect(!f.hidden && near(f.w, before[j].w, 0.011),
+				`frame ${f.title} not restored by Esc`));
+			expect(b.errors.length === 0, 'page errors: ' + b.errors.join('; '));
+		} finally {
+			await b.close();
+		}
+	},
+
+	// search FILE REGEX PCT COUNT: Ctrl-F and a regex highlight COUNT
+	// frames and report "Matched: PCT%"; Esc clears.
+	async search(file, regex, pct, count) {
+		const b = await open(file);
+		try {
+			b.page.promptAnswer = regex;
+			await b.page.locator('#frames').hover({ position: { x: 5, y: 5 }, force: true }).catch(() => {});
+			await b.page.keyboard.press('Control+f');
+			await b.page.waitForFunction(() => document.getElementById('matched').textContent.trim() !== '');
+			const got = await b.page.textContent('#matched');
+			expect(got === `Matched: ${pct}%`, `matched text "${got}", want "Matched: ${pct}%"`);
+			const n = await b.page.locator('#frames > g.match').count();
+			expect(n === +count, `${n} frames highlighted, want ${count}`);
+			const fill = await b.page.evaluate(() => {
+				const r = document.querySelector('#frames > g.match rect');
+				return r ? getComputedStyle(r).fill : '';
+			});
+			expect(fill === 'rgb(230, 0, 230)', `highlight fill ${fill}`);
+			// Case toggle: ignoring case can only match more.
+			await b.page.click('#ignorecase');
+			const ni = await b.page.locator('#frames > g.match').count();
+			expect(ni >= n, `ignoring case matched ${ni} < ${n}`);
+			console.log(`# ${regex}: ${n} frames, ${got}; ignoring case ${ni}`);
+			await b.page.keyboard.press('Escape');
+			expect(await b.page.locator('#frames > g.match').count() === 0, 'Esc left highlights');
+			expect((await b.page.textContent('#matched')).trim() === '', 'Esc left the matched text');
+			expect(b.dialogs.length === 1 && b.dialogs[0].startsWith('prompt:'),
+				'dialogs: ' + b.dialogs.join('; '));
+			expect(b.errors.length === 0, 'page errors: ' + b.errors.join('; '));
+		} finally {
+			await b.close();
+		}
+	},
+
+	// url FILE NAME REGEX: zoom and search are kept in the URL, and a
+	// new page opened at that URL shows the same state.
+	async url(file, name, regex) {
+		let url, state;
+		const b = await open(file);
+		try {
+			const list = await frames(b.page);
+			const i = findFrame(list, name);
+			if (!expect(i >= 0, `no frame named ${name}`)) return;
+			await clickFrame(b.page, i);
+			await b.page.evaluate((r) => window.fg.search(r), regex);
+			url = b.page.url();
+			state = { frames: await frames(b.page), matched: await b.page.textContent('#matched') };
+			expect(/[?&]x=/.test(url) && /[?&]s=/.test(url), `URL ${url} lacks x= and s=`);
+		} finally {
+			await b.close();
+		}
+		const q = url.substring(url.indexOf('?'));
+		const c = await open(file, q);
+		try {
+			const again = await frames(c.page);
+			expect(await c.page.textContent('#matched') === state.matched, 'matched text not restored');
+			again.forEach((f, j) => {
+				const s = state.frames[j];
+				expect(f.hidden === s.hidden && f.cls === s.cls && near(f.w, s.w, 0.01),
+					`frame ${f.title} not restored (${f.cls}/${f.w} vs ${s.cls}/${s.w})`);
+			});
+			console.log(`# restored from ${q}`);
+			expect(c.errors.length === 0, 'page errors: ' + c.errors.join('; '));
+		} finally {
+			await c.close();
+		}
+	},
+
+	// hostile FILE: hovering, clicking and searching every frame runs no
+	// script of the input's (no dialog, no page error, no new element).
+	async hostile(file) {
+		const b = await open(file);
+		try {
+			const list = await frames(b.page);
+			const scripts = await b.page.locator('script').count();
+			for (let i = 0; i < list.length; i++) {
+				await b.page.locator('#frames > g').nth(i).locator('rect').hover({ force: true });
+				await clickFrame(b.page, i);
+				await b.page.keyboard.press('Escape');
+			}
+			await b.page.evaluate(() => window.fg.search('script|img|\\]\\]>'));
+			expect(await b.page.locator('#frames > g.match').count() > 0, 'search found nothing');
+			expect(await b.page.locator('script').count() === scripts, 'script elements appeared');
+			expect(await b.page.locator('img, iframe, foreignObject').count() === 0, 'markup injected');
+			expect(b.dialogs.length === 0, 'dialogs opened: ' + b.dialogs.join('; '));
+			expect(b.errors.length === 0, 'page errors: ' + b.errors.join('; '));
+			console.log(`# ${list.length} hostile frames inert`);
+		} finally {
+			await b.close();
+		}
+	},
+
+	// network FILE: loading and using the graph requests nothing but itself.
+	async network(file) {
+		const b = await open(file);
+		try {
+			await clickFrame(b.page, Math.min(1, (await frames(b.page)).length - 1));
+			await b.page.evaluate(() => window.fg.search('a'));
+			await b.page.keyboard.press('Escape');
+			const others = b.requests.filter((u) => u.split('?')[0] !== b.url.split('?')[0]);
+			expect(others.length === 0, 'requests made: ' + others.join(' '));
+			console.log(`# ${b.requests.length} request(s), all for the SVG itself`);
+		} finally {
+			await b.close();
+		}
+	},
+
+	// timing FILE [MAX_MS]: load time, and the time from a click on the
+	// widest frame under the root until the next frame is painted.
+	async timing(file, maxMs) {
+		const b = await open(file);
+		try {
+			const n = await b.page.evaluate(() => window.fg.frames());
+			const clickMs = await b.page.evaluate(() => new Promise((resolve) => {
+				const gs = document.querySelectorAll('#frames > g');
+				let best = 1, bw = -1;
+				for (let i = 1; i < gs.length && i < 5000; i++) {
+					if (+gs[i].getAttribute('data-d') === 1 && +gs[i].getAttribute('data-w') > bw) {
+						bw = +gs[i].getAttribute('data-w');
+						best = i;
+					}
+				}
+				const t0 = performance.now();
+				gs[best].querySelector('rect').dispatchEvent(new MouseEvent('click', { bubbles: true }));
+				document.documentElement.getBoundingClientRect();
+				requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - t0), 0));
+			}));
+			const total = b.loadMs + clickMs;
+			console.log(`# ${n} frames: load ${b.loadMs} ms, click ${clickMs.toFixed(0)} ms, total ${total.toFixed(0)} ms`);
+			if (maxMs) expect(total < +maxMs, `load + click took ${total.toFixed(0)} ms, limit ${maxMs}`);
+			expect(b.errors.length === 0, 'page errors: ' + b.errors.join('; '));
+		} finally {
+			await b.close();
+		}
+	},
+};
+
+(async () => {
+	const [name, file, ...args] = process.argv.slice(2);
+	if (!checks[name] || !file) {
+		console.error('usage: check.js ' + Object.keys(checks).join('|') + ' FILE.svg [ARGS...]');
+		process.exit(2);
+	}
+	try {
+		await checks[name](file, ...args);
+	} catch (e) {
+		fail(e.stack || String(e));
+	}
+})();

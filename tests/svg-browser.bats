@@ -1,0 +1,79 @@
+#!/usr/bin/env bats
+# prof-svg's interaction in a real browser: Debian's chromium driven by
+# playwright-core (tests/browser, pinned by its package-lock.json).
+
+FIX="$BATS_TEST_DIRNAME/fixtures/svg"
+CHECK="$BATS_TEST_DIRNAME/browser/check.js"
+
+setup() {
+	[ -x "${CHROMIUM:-/usr/bin/chromium}" ] || skip "chromium is not installed (apt-get install chromium)"
+	[ -d "$BATS_TEST_DIRNAME/browser/node_modules/playwright-core" ] ||
+		skip "playwright-core is not installed (npm ci --prefix tests/browser)"
+	TMP="$BATS_TEST_TMPDIR"
+}
+
+@test "clicking a frame zooms it to the full width; ancestors dim; Reset Zoom restores" {
+	prof-svg -o "$TMP/s.svg" "$FIX/simple.folded"
+	run node "$CHECK" zoom "$TMP/s.svg" work
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"zoomed work: 3 ancestors, 3 in view, 3 hidden"* ]]
+}
+
+@test "zooming works in an icicle graph and a corpus profile" {
+	prof-svg --inverted -o "$TMP/i.svg" "$FIX/simple.folded"
+	run node "$CHECK" zoom "$TMP/i.svg" burn
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -d "${PROF_CORPUS:-}/inferno/flamegraph-inputs" ] || skip "corpus not found"
+	prof-svg -o "$TMP/v.svg" "$PROF_CORPUS/inferno/flamegraph-inputs/unsorted-input/perf-vertx-stacks-01-collapsed-all-unsorted.txt"
+	run node "$CHECK" zoom "$TMP/v.svg" 'JavaThread::run'
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "search highlights the matching frames and reports their share once" {
+	prof-svg -o "$TMP/s.svg" "$FIX/simple.folded"
+	# r: work (20..100) holds burn, other (100..200) holds run: 180 of 200
+	run node "$CHECK" search "$TMP/s.svg" r 90.00 4
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run node "$CHECK" search "$TMP/s.svg" '^(burn|spin)$' 40.00 2
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "zoom and search are kept in the URL and restored on load" {
+	prof-svg -o "$TMP/s.svg" "$FIX/simple.folded"
+	run node "$CHECK" url "$TMP/s.svg" work 'burn|idle'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"restored from ?x=20&y=3&s=burn%7Cidle"* ]]
+}
+
+@test "hostile frame names run nothing" {
+	prof-svg -o "$TMP/h.svg" "$FIX/hostile.folded"
+	run node "$CHECK" hostile "$TMP/h.svg"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	printf 'demo\thref=javascript:alert(1)\tg_extra=onload="alert(2)" onmouseover="alert(3)"\ttitle=<script>alert(4)</script>\n' > "$TMP/attr"
+	prof-svg --nameattr "$TMP/attr" --title '<script>alert(5)</script>' -o "$TMP/a.svg" "$FIX/hostile.folded" 2>/dev/null || true
+	run node "$CHECK" hostile "$TMP/a.svg"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "no network request is made" {
+	prof-svg -o "$TMP/s.svg" "$FIX/kinds.folded"
+	run node "$CHECK" network "$TMP/s.svg"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"1 request(s), all for the SVG itself"* ]]
+}
+
+@test "a differential graph loads and zooms" {
+	prof-svg --diff -o "$TMP/d.svg" "$FIX/before.folded" "$FIX/after.folded"
+	run node "$CHECK" zoom "$TMP/d.svg" b
+	echo "$output"
+	[ "$status" -eq 0 ]
+}

@@ -1,0 +1,250 @@
+#!/usr/bin/env bats
+# prof-svg without a browser: structure, widths, colours, escaping, options.
+
+FIX="$BATS_TEST_DIRNAME/fixtures/svg"
+INPUTS="${PROF_CORPUS:-}/inferno/flamegraph-inputs"
+
+setup() {
+	TMP="$BATS_TEST_TMPDIR"
+}
+
+need_corpus() {
+	[ -d "$INPUTS" ] || skip "corpus not found at $INPUTS (set PROF_CORPUS)"
+}
+
+# frames FILE: one line per frame: "data-x data-w depth rect-x rect-width fill|title"
+frames() {
+	awk '/^<g class="f/ {
+		match($0, /data-x="[^"]*"/); x = substr($0, RSTART + 8, RLENGTH - 9)
+		match($0, /data-w="[^"]*"/); w = substr($0, RSTART + 8, RLENGTH - 9)
+		match($0, /data-d="[^"]*"/); d = substr($0, RSTART + 8, RLENGTH - 9)
+		match($0, /<rect x="[^"]*"/); rx = substr($0, RSTART + 9, RLENGTH - 10)
+		match($0, / width="[^"]*"/); rw = substr($0, RSTART + 8, RLENGTH - 9)
+		match($0, /fill="[^"]*"/); fill = substr($0, RSTART + 6, RLENGTH - 7)
+		match($0, /<title>[^<]*</); t = substr($0, RSTART + 7, RLENGTH - 8)
+		print x, w, d, rx, rw, fill "|" t
+	}' "$1"
+}
+
+@test "--help and --version exit 0, a bad option exits 2" {
+	run prof-svg --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"--minwidth"* ]]
+	run prof-svg --version
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ ^prof-svg\ [0-9] ]]
+	run prof-svg --no-such-option
+	[ "$status" -eq 2 ]
+	run prof-svg --colors nosuchpalette "$FIX/simple.folded"
+	[ "$status" -eq 2 ]
+	run prof-svg --diff "$FIX/before.folded"
+	[ "$status" -eq 2 ]
+}
+
+@test "a simple profile is a well-formed SVG with one frame per merged node" {
+	run prof-svg -o "$TMP/s.svg" "$FIX/simple.folded"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	xmllint --noout "$TMP/s.svg"
+	# all demo main work burn spin idle other run
+	[ "$(grep -c '^<g class="f"' "$TMP/s.svg")" -eq 9 ]
+	grep -q '<title>all (200 samples, 100.00%)</title>' "$TMP/s.svg"
+	grep -q '<title>work (80 samples, 40.00%)</title>' "$TMP/s.svg"
+	grep -q '<title>burn (60 samples, 30.00%)</title>' "$TMP/s.svg"
+	# No external references: no http(s) URL except XML namespaces.
+	[ "$(grep -o 'https\?://[^" ]*' "$TMP/s.svg" | grep -vc 'www.w3.org/\(2000/svg\|1999/xlink\)')" -eq 0 ]
+}
+
+@test "rectangle widths are proportional to counts within rounding" {
+	prof-svg "$FIX/simple.folded" > "$TMP/s.svg"
+	frames "$TMP/s.svg" > "$TMP/f"
+	[ "$(wc -l < "$TMP/f")" -eq 9 ]
+	# 1180 px for 200 samples
+	awk '{ want = $2 * 1180 / 200; d = $5 - want; if (d < -0.006 || d > 0.006) { print "bad width: " $0; bad = 1 } }
+	     END { exit bad }' "$TMP/f"
+	awk '{ want = 10 + $1 * 1180 / 200; d = $4 - want; if (d < -0.006 || d > 0.006) { print "bad x: " $0; bad = 1 } }
+	     END { exit bad }' "$TMP/f"
+}
+
+@test "children are sorted by name and self time comes first, as in flamegraph.pl" {
+	prof-svg "$FIX/simple.folded" > "$TMP/s.svg"
+	frames "$TMP/s.svg" > "$TMP/f"
+	# demo (x 0) before other (x 100); under main (x 0): self 10, idle at 10, work at 20
+	grep -q '^0 100 1 .*|demo ' "$TMP/f"
+	grep -q '^100 100 1 .*|other ' "$TMP/f"
+	grep -q '^10 10 3 .*|idle ' "$TMP/f"
+	grep -q '^20 80 3 .*|work ' "$TMP/f"
+	grep -q '^20 60 4 .*|burn ' "$TMP/f"
+	grep -q '^80 20 4 .*|spin ' "$TMP/f"
+}
+
+@test "the output is deterministic and independent of input order" {
+	need_corpus
+	f="$INPUTS/unsorted-input/perf-vertx-stacks-01-collapsed-all-unsorted.txt"
+	prof-svg "$f" > "$TMP/a.svg"
+	prof-svg "$f" > "$TMP/b.svg"
+	cmp "$TMP/a.svg" "$TMP/b.svg"
+	LC_ALL=C sort "$f" | prof-svg > "$TMP/c.svg"
+	cmp "$TMP/a.svg" "$TMP/c.svg"
+	tac "$f" | prof-svg > "$TMP/d.svg"
+	cmp "$TMP/a.svg" "$TMP/d.svg"
+	xmllint --noout "$TMP/a.svg"
+}
+
+@test "repeated stacks and several input files are summed" {
+	cat "$FIX/simple.folded" "$FIX/simple.folded" > "$TMP/twice.folded"
+	prof-svg "$TMP/twice.folded" > "$TMP/a.svg"
+	prof-svg "$FIX/simple.folded" "$FIX/simple.folded" > "$TMP/b.svg"
+	cmp "$TMP/a.svg" "$TMP/b.svg"
+	grep -q '<title>all (400 samples, 100.00%)</title>' "$TMP/a.svg"
+}
+
+@test "--minwidth omits narrow frames (pixels and percent)" {
+	prof-svg --minwidth 150 "$FIX/simple.folded" > "$TMP/a.svg"
+	frames "$TMP/a.svg" > "$TMP/f"
+	# 150 px = 25.4 samples: idle (10) and spin (20) go
+	[ "$(wc -l < "$TMP/f")" -eq 7 ]
+	! grep -q '|idle ' "$TMP/f"
+	! grep -q '|spin ' "$TMP/f"
+	prof-svg --minwidth 12% "$FIX/simple.folded" > "$TMP/b.svg"
+	frames "$TMP/b.svg" > "$TMP/g"
+	# 12% = 24 samples: idle and spin go, work (80) stays
+	[ "$(wc -l < "$TMP/g")" -eq 7 ]
+	grep -q '|work ' "$TMP/g"
+}
+
+@test "hostile frame names are escaped and cannot break out of text or CDATA" {
+	prof-svg "$FIX/hostile.folded" > "$TMP/h.svg"
+	xmllint --noout "$TMP/h.svg"
+	# Only our own script and style elements exist.
+	[ "$(grep -c '<script' "$TMP/h.svg")" -eq 2 ]
+	[ "$(grep -o '<img' "$TMP/h.svg" | wc -l)" -eq 0 ]
+	# The only CDATA ends are ours (style, configuration, script).
+	[ "$(grep -o ']]>' "$TMP/h.svg" | wc -l)" -eq 3 ]
+	grep -q '&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt; (5 samples' "$TMP/h.svg"
+	grep -q 'x]]&gt;y&lt;z&amp;w (3 samples' "$TMP/h.svg"
+	grep -q '&quot;quoted&quot; and &#39;single&#39;' "$TMP/h.svg"
+	# The parsed document holds the names as text.
+	[ "$(xmllint --xpath 'count(//*[local-name()="script"])' "$TMP/h.svg")" -eq 2 ]
+	xmllint --xpath 'string(//*[local-name()="title"][starts-with(., "&lt;/script")])' "$TMP/h.svg" >/dev/null
+}
+
+@test "titles, notes and name attributes are escaped too" {
+	printf 'demo\tclass=a"b\ttitle=<b>t</b>\thref=javascript:alert(1)\tg_extra=onclick="alert(1)" stroke="red"\n' > "$TMP/attr"
+	run prof-svg --title '<script>alert(1)</script>' --subtitle ']]>"' --notes '--><script>x</script>' \
+		--nameattr "$TMP/attr" --countname '<b>' --nametype '"><x' -o "$TMP/t.svg" "$FIX/simple.folded"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"unsafe href"* ]]
+	[[ "$output" == *"unsafe or malformed"* ]]
+	xmllint --noout "$TMP/t.svg"
+	[ "$(grep -c '<script' "$TMP/t.svg")" -eq 2 ]
+	[ "$(grep -o ']]>' "$TMP/t.svg" | wc -l)" -eq 3 ]
+	! grep -q 'onclick' "$TMP/t.svg"
+	! grep -q 'javascript:' "$TMP/t.svg"
+	grep -q 'stroke="red"' "$TMP/t.svg"
+	grep -q 'class="f a&quot;b"' "$TMP/t.svg"
+	grep -q '&lt;script&gt;alert(1)&lt;/script&gt;</text>' "$TMP/t.svg"
+}
+
+@test "bytes that are not UTF-8 and control characters become U+FFFD" {
+	prof-svg "$FIX/bytes.folded" > "$TMP/b.svg"
+	xmllint --noout "$TMP/b.svg"
+	grep -q $'bad\xef\xbf\xbdctl' "$TMP/b.svg"
+	grep -q $'\xef\xbf\xbd\xef\xbf\xbdinvalid' "$TMP/b.svg"
+	grep -q $'caf\xc3\xa9 (3 samples' "$TMP/b.svg"
+}
+
+@test "empty input gives a valid SVG that says so, and exit status 2" {
+	run prof-svg -o "$TMP/e.svg" /dev/null
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"no stack counts found"* ]]
+	xmllint --noout "$TMP/e.svg"
+	grep -q 'No stack counts found' "$TMP/e.svg"
+	printf '\n\n' | prof-svg > "$TMP/e2.svg" || [ $? -eq 2 ]
+	grep -q 'No stack counts found' "$TMP/e2.svg"
+}
+
+@test "bad lines are skipped, counted, located, and give exit status 1" {
+	need_corpus
+	run prof-svg -o "$TMP/b.svg" "$INPUTS/bad-lines/bad-lines.txt"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "prof-svg: $INPUTS/bad-lines/bad-lines.txt:3: skipped 2 lines"* ]]
+	xmllint --noout "$TMP/b.svg"
+	# 31+6+1+19+2+274+274 samples from the good lines
+	grep -q '<title>all (607 samples, 100.00%)</title>' "$TMP/b.svg"
+}
+
+@test "stdin, -o FILE, and a write error" {
+	prof-svg < "$FIX/simple.folded" > "$TMP/a.svg"
+	prof-svg -o "$TMP/b.svg" - < "$FIX/simple.folded"
+	cmp "$TMP/a.svg" "$TMP/b.svg"
+	run prof-svg -o /dev/full "$FIX/simple.folded"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"write error"* ]]
+	run prof-svg "$TMP/does-not-exist"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"does-not-exist"* ]]
+}
+
+@test "colours are deterministic per name and within the hot palette" {
+	prof-svg "$FIX/simple.folded" > "$TMP/s.svg"
+	frames "$TMP/s.svg" > "$TMP/f"
+	# the same name has the same colour in another graph
+	c1=$(grep '|burn ' "$TMP/f" | awk '{print $6}' | cut -d'|' -f1)
+	printf 'x;burn 3\ny 4\n' | prof-svg > "$TMP/o.svg"
+	c2=$(frames "$TMP/o.svg" | grep '|burn ' | awk '{print $6}' | cut -d'|' -f1)
+	[ -n "$c1" ] && [ "$c1" = "$c2" ]
+	# hot: r 205-255, g 0-230, b 0-55
+	cut -d' ' -f6 "$TMP/f" | cut -d'|' -f1 | tr -d 'rgb()' | awk -F, '
+		$1 < 205 || $1 > 255 || $2 > 230 || $3 > 55 { print "not hot: " $0; bad = 1 } END { exit bad }'
+}
+
+@test "annotated frames are coloured by kind, with a legend" {
+	prof-svg "$FIX/kinds.folded" > "$TMP/k.svg"
+	xmllint --noout "$TMP/k.svg"
+	frames "$TMP/k.svg" > "$TMP/f"
+	# names are shown without the annotation
+	grep -q '|sys_read (5 samples' "$TMP/f"
+	# kernel: orange (b 0), JIT: green (g >= 200, r < 120), inlined: aqua (g = b >= 165)
+	grep '|sys_read ' "$TMP/f" | grep -q 'rgb([0-9]*,[0-9]*,0)|'
+	grep '|Interp ' "$TMP/f" | awk '{ split($6, a, /[(,)]/); exit !(a[3] >= 200 && a[2] < 120) }'
+	grep '|inl ' "$TMP/f" | awk '{ split($6, a, /[(,)]/); exit !(a[3] == a[4] && a[3] >= 165) }'
+	grep -q '<g id="legend">' "$TMP/k.svg"
+	for k in user kernel JIT inlined; do grep -q ">$k</text>" "$TMP/k.svg"; done
+	prof-svg "$FIX/simple.folded" > "$TMP/s.svg"
+	! grep -q '<g id="legend">' "$TMP/s.svg"
+}
+
+@test "fractional counts are accepted" {
+	need_corpus
+	run prof-svg -o "$TMP/f.svg" "$INPUTS/fractional-samples/fractional.txt"
+	[ "$status" -eq 0 ]
+	xmllint --noout "$TMP/f.svg"
+	grep -q '(31.23 samples' "$TMP/f.svg"
+	prof-svg "$INPUTS/fractional-samples/zero-fractionals.txt" > "$TMP/z.svg"
+	prof-svg "$INPUTS/fractional-samples/no-fractionals.txt" > "$TMP/n.svg"
+	cmp "$TMP/z.svg" "$TMP/n.svg"
+}
+
+@test "every corpus input renders to well-formed XML" {
+	need_corpus
+	for f in "$INPUTS"/*/*.txt; do
+		case $f in */nameattr/*|*/empty/*) continue ;; esac
+		prof-svg "$f" > "$TMP/x.svg" 2>/dev/null || [ $? -eq 1 ]
+		xmllint --noout "$TMP/x.svg" || { echo "not well-formed: $f"; return 1; }
+	done
+}
+
+@test "--maxframes bounds the frames drawn by default; --minwidth overrides it" {
+	prof-svg --maxframes 5 "$FIX/simple.folded" > "$TMP/a.svg"
+	xmllint --noout "$TMP/a.svg"
+	frames "$TMP/a.svg" > "$TMP/f"
+	# counts 200 100 100 100 100 | 80 60 20 10: the five widest
+	[ "$(wc -l < "$TMP/f")" -eq 5 ]
+	! grep -q '|work ' "$TMP/f"
+	grep -q '<!-- 4 frames narrower than 472.00 px are not drawn' "$TMP/a.svg"
+	# ties are kept or dropped together: 4 would split the 100s
+	[ "$(prof-svg --maxframes 4 "$FIX/simple.folded" | grep -c '^<g class="f')" -eq 1 ]
+	[ "$(prof-svg --maxframes 5 --minwidth 0 "$FIX/simple.folded" | grep -c '^<g class="f')" -eq 9 ]
+	[ "$(prof-svg --maxframes 0 "$FIX/simple.folded" | grep -c '^<g class="f')" -eq 9 ]
+}
