@@ -1,0 +1,76 @@
+/*
+ * Input format detection, from the first lines of an input.
+ *
+ * prof-symbolize frames announce themselves in their first line.  Otherwise
+ * the first line that is neither a comment nor blank decides: a folded line
+ * ends with a space and a count and is not followed by an indented frame
+ * line; anything else is read as perf script output, whose reader reports
+ * what it cannot parse.
+ */
+#include <string.h>
+
+#include "fold.h"
+
+#define SYMBOLIZE_MAGIC "# prof-symbolize frames v"
+
+static const char *next_line(const char *p, const char *end, size_t *len)
+{
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+	*len = (size_t)((nl ? nl : end) - p);
+	if (*len && p[*len - 1] == '\r')
+		(*len)--;
+	return nl ? nl + 1 : end;
+}
+
+static bool blank(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (s[i] != ' ' && s[i] != '\t')
+			return false;
+	return true;
+}
+
+/* "... COUNT": the last space-separated field is a number. */
+static bool ends_with_count(const char *s, size_t len)
+{
+	size_t i = len, digits = 0;
+
+	while (i > 0 && ((s[i - 1] >= '0' && s[i - 1] <= '9') || s[i - 1] == '.')) {
+		digits += s[i - 1] != '.';
+		i--;
+	}
+	return digits > 0 && i > 0 && s[i - 1] == ' ';
+}
+
+enum fold_format detect_format(const char *buf, size_t len, int *bad_version)
+{
+	const char *p = buf, *end = buf + len, *line = NULL;
+	size_t n, first_len = 0;
+
+	*bad_version = 0;
+	if (len >= sizeof(SYMBOLIZE_MAGIC) - 1 &&
+	    memcmp(buf, SYMBOLIZE_MAGIC, sizeof(SYMBOLIZE_MAGIC) - 1) == 0) {
+		const char *v = buf + sizeof(SYMBOLIZE_MAGIC) - 1;
+		if (end - v < 1 || *v != '1' ||
+		    (end - v > 1 && v[1] != '\n' && v[1] != '\r' && v[1] != ' '))
+			*bad_version = 1;
+		return FMT_PERF;
+	}
+	while (p < end) {
+		const char *s = p;
+		p = next_line(p, end, &n);
+		if (n == 0 || s[0] == '#' || blank(s, n))
+			continue;
+		if (!line) {
+			line = s;
+			first_len = n;
+			if (!ends_with_count(s, n) || s[0] == ' ' || s[0] == '\t')
+				return FMT_PERF;
+			continue;
+		}
+		/* The line after a candidate: a frame line means perf. */
+		return (s[0] == ' ' || s[0] == '\t') ? FMT_PERF : FMT_FOLDED;
+	}
+	return line && first_len ? FMT_FOLDED : FMT_PERF;
+}

@@ -1,0 +1,173 @@
+/*
+ * Event lines of perf script: "COMM PID/TID [CPU] TIME: PERIOD EVENT:", in
+ * every variant perf has printed (no PID, no CPU, no period, a multi-word
+ * command, an event with modifiers "cycles:u:"), read as
+ * stackcollapse-perf.pl reads them.
+ */
+#include <string.h>
+
+#include "fold.h"
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
+	       c == '\v';
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* The "TIME: PERIOD EVENT:" end of an event line, as the Perl pattern
+ * /:\s*(\d+)*\s+(\S+):\s*$/ reads it. */
+static bool parse_event_tail(const char *s, size_t len, struct event_line *e)
+{
+	size_t end = len, ts, i;
+
+	while (end > 0 && is_space(s[end - 1]))
+		end--;
+	if (end < 2 || s[end - 1] != ':')
+		return false;
+	ts = end - 1;
+	while (ts > 0 && !is_space(s[ts - 1]))
+		ts--;
+	if (ts == 0 || ts == end - 1)
+		return false;
+	i = ts;
+	while (i > 0 && is_space(s[i - 1]))
+		i--;
+	if (i == 0)
+		return false;
+	e->period = 0;
+	if (s[i - 1] != ':') {
+		size_t d = i;
+		while (d > 0 && is_digit(s[d - 1]))
+			d--;
+		if (d == i)
+			return false;
+		size_t c = d;
+		while (c > 0 && is_space(s[c - 1]))
+			c--;
+		if (c == 0 || s[c - 1] != ':')
+			return false;
+		for (size_t k = d; k < i; k++)
+			e->period = e->period * 10 + (uint64_t)(s[k] - '0');
+	}
+	e->event = s + ts;
+	e->event_len = end - 1 - ts;
+	return true;
+}
+
+/* A single-frame sample on one line (inferno's fix):
+ * "COMM PID TIME: PERIOD EVENT:  ADDR SYM (DSO)". */
+static bool parse_event_with_frame(const char *s, size_t len, size_t from,
+				   struct event_line *e)
+{
+	const char *prev_end = NULL; /* the token before, if it ends with ':' */
+	const char *digits = NULL, *digits_end = NULL;
+	size_t i = from;
+
+	for (;;) {
+		while (i < len && is_space(s[i]))
+			i++;
+		if (i == len)
+			return false;
+		size_t t = i;
+		while (i < len && !is_space(s[i]))
+			i++;
+		bool colon = s[i - 1] == ':';
+		bool num = true;
+		for (size_t k = t; k < i; k++)
+			num = num && is_digit(s[k]);
+		if (colon && i - t >= 2 && (prev_end || digits)) {
+			struct frame_line f;
+			e->event = s + t;
+			e->event_len = i - 1 - t;
+			e->period = 0;
+			for (const char *d = digits; d && d < digits_end; d++)
+				e->period = e->period * 10 + (uint64_t)(*d - '0');
+			while (i < len && is_space(s[i]))
+				i++;
+			e->rest = s + i;
+			e->rest_len = len - i;
+			return parse_frame_line(e->rest, e->rest_len, &f);
+		}
+		if (num && prev_end) {
+			digits = s + t;
+			digits_end = s + i;
+		} else {
+			digits = NULL;
+		}
+		prev_end = colon ? s + i : NULL;
+	}
+}
+
+/*
+ * The Perl pattern /^(\S.+?)\s+(\d+)[/]*(\d+)*\s+/: the command is the
+ * shortest prefix followed by white space, a number, and white space or a
+ * '/' and a second number.  The Perl pattern wants two characters or more;
+ * a one-character command is accepted here.
+ */
+bool parse_event_line(const char *s, size_t len, struct event_line *e)
+{
+	size_t c;
+
+	if (len == 0 || is_space(s[0]))
+		return false;
+	memset(e, 0, sizeof(*e));
+	for (c = 1; c < len; c++) {
+		size_t j = c, d1, d1e, d2, d2e;
+		if (!is_space(s[c]))
+			continue;
+		while (j < len && is_space(s[j]))
+			j++;
+		d1 = j;
+		while (j < len && is_digit(s[j]))
+			j++;
+		d1e = j;
+		if (d1e == d1)
+			goto next;
+		d2 = d2e = j;
+		if (j < len && s[j] == '/') {
+			while (j < len && s[j] == '/')
+				j++;
+			d2 = j;
+			while (j < len && is_digit(s[j]))
+				j++;
+			d2e = j;
+		}
+		if (j == len || !is_space(s[j]))
+			goto next;
+		e->comm = s;
+		e->comm_len = c;
+		/* Perl: with no TID (or a TID of "0") the number is the TID
+		 * and the PID is "?". */
+		if (d2e == d2 || (d2e - d2 == 1 && s[d2] == '0')) {
+			e->pid = "?";
+			e->pid_len = 1;
+			e->tid = s + d1;
+			e->tid_len = d1e - d1;
+		} else {
+			e->pid = s + d1;
+			e->pid_len = d1e - d1;
+			e->tid = s + d2;
+			e->tid_len = d2e - d2;
+		}
+		if (!parse_event_tail(s, len, e) &&
+		    !parse_event_with_frame(s, len, j, e)) {
+			e->event = e->rest = NULL;
+			e->event_len = e->rest_len = 0;
+			e->period = 0;
+		}
+		if (e->period == 0)
+			e->period = 1;
+		return true;
+next:
+		/* The rest of this run of spaces leads to the same number. */
+		while (c + 1 < len && is_space(s[c + 1]))
+			c++;
+	}
+	return false;
+}
+

@@ -1,0 +1,178 @@
+/*
+ * prof-fold: the options every stage of the fold shares, and the interfaces
+ * of the files that implement it.
+ *
+ *   line_reader.c        block reads, one line at a time, CRLF-tolerant
+ *   detect.c             which format an input is in
+ *   event_line.c         event lines: command, PID/TID, period, event
+ *   perf_script_parse.c  perf script / prof-symbolize frames -> samples
+ *   tidy.c               frame names: offsets, tidying, annotations
+ *   folded_parse.c       folded stacks -> stacks (merge, re-filter)
+ *   frame_cache.c        frame line -> folded name, for repeated lines
+ *   fold_output.c        stack -> count aggregation, filters, sorted output
+ */
+#ifndef PROF_FOLD_H
+#define PROF_FOLD_H
+
+#include <regex.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "htab.h"
+
+enum fold_format {
+	FMT_AUTO,
+	FMT_PERF,   /* perf script output, prof-symbolize frames */
+	FMT_FOLDED, /* root;...;leaf COUNT */
+};
+
+struct fold_opts {
+	bool include_pid, include_tid; /* root is comm-PID or comm-PID/TID */
+	bool annotate_kernel, annotate_jit, include_addrs;
+	bool inline_annotate; /* --inline: mark inlined frames _[i] */
+	bool context;         /* --context: append srcline to frames */
+	bool no_comm;         /* --no-comm: no process root frame */
+	bool strict;          /* unparsable lines are fatal */
+	const char *event_filter; /* NULL: the first event seen */
+	const char **skip_after;  /* stop at these functions */
+	size_t nskip_after;
+	enum fold_format format;
+};
+
+/* --- line_reader.c ------------------------------------------------------ */
+
+struct line_reader {
+	int fd;
+	const char *name; /* for diagnostics */
+	char *buf;
+	size_t cap, start, end;
+	bool eof, skipping; /* skipping: discarding the rest of a huge line */
+	uint64_t lineno;    /* number of the line last returned */
+	int error;          /* errno of a failed read, 0 if none */
+	uint64_t bytes;     /* bytes read so far */
+};
+
+#define LINE_MAX_BYTES (16u << 20) /* longer lines are cut to this */
+
+void lr_init(struct line_reader *r, int fd, const char *name);
+void lr_free(struct line_reader *r);
+/* Returns the next line without its "\n" (and without a trailing "\r"), or
+ * NULL at the end of input or on a read error (r->error). */
+const char *lr_next(struct line_reader *r, size_t *len);
+/* Fills the buffer and returns what is buffered, for format detection. */
+const char *lr_peek(struct line_reader *r, size_t *len);
+
+/* --- detect.c ----------------------------------------------------------- */
+
+/* Guesses the format from the start of an input.  Sets *bad_version when
+ * the input is prof-symbolize frames of a version this reader refuses. */
+enum fold_format detect_format(const char *buf, size_t len, int *bad_version);
+
+/* --- fold_output.c ------------------------------------------------------ */
+
+struct fold_agg {
+	struct htab *stacks;
+	regex_t *filters, *excludes;
+	size_t nfilters, nexcludes;
+};
+
+void agg_init(struct fold_agg *a);
+void agg_free(struct fold_agg *a);
+/* Adds count to stack (bytes, no terminator needed). */
+void agg_add(struct fold_agg *a, const char *stack, size_t len, uint64_t count);
+/* Compiles a --filter (exclude false) or --exclude regex; returns false and
+ * fills errbuf when it does not compile. */
+bool agg_add_regex(struct fold_agg *a, const char *re, bool exclude,
+		   char *errbuf, size_t errlen);
+/* Writes the kept stacks, bytewise sorted, one "stack count" per line. */
+void agg_write(struct fold_agg *a, FILE *out);
+
+/* --- per-input diagnostics (shared by the two parsers) ------------------ */
+
+struct fold_diag {
+	const char *name;
+	uint64_t bad_lines, first_bad;
+	char first_what[96];
+};
+
+/* Records an unparsable line; with --strict, reports it and exits. */
+void diag_bad_line(struct fold_diag *d, const struct fold_opts *o,
+		   uint64_t lineno, const char *what);
+/* Reports the unparsable lines of an input once; returns their number. */
+uint64_t diag_report(const struct fold_diag *d);
+
+/* --- tidy.c ------------------------------------------------------------- */
+
+struct frame_line {
+	const char *pc, *func, *mod;
+	size_t pc_len, func_len, mod_len;
+};
+
+/* Splits "  ADDR SYMBOL+0xOFF (DSO)" as stackcollapse-perf.pl does. */
+bool parse_frame_line(const char *s, size_t len, struct frame_line *f);
+
+/* The frame line of perf script -F without the dso field: "ADDR SYMBOL"
+ * or "ADDR"; the dso is then "[unknown]". */
+bool parse_frame_line_nodso(const char *s, size_t len, struct frame_line *f);
+
+/* Strips a trailing "+0x<lowercase hex>" symbol offset; returns new length. */
+size_t strip_offset(const char *func, size_t len);
+
+bool mod_is_kernel(const char *mod, size_t len);
+bool mod_is_jit(const char *mod, size_t len);
+
+/* The capacity tidy_frame() needs for a symbol of func_len bytes. */
+size_t tidy_frame_bound(const struct frame_line *f, size_t func_len);
+
+/* Writes the folded name(s) of one frame line into out (capacity at least
+ * tidy_frame_bound()): inlined pieces split on "->" are
+ * joined by ';'.  Returns the length written. */
+size_t tidy_frame(const struct frame_line *f, const char *func, size_t func_len,
+		  bool java, bool inlined_frame, const struct fold_opts *o,
+		  char *out);
+
+/* The argument-list cut of tidy_generic, on a single name; returns the
+ * length to keep. */
+size_t tidy_cut_args(const char *s, size_t len);
+
+/* --- frame_cache.c ------------------------------------------------------ */
+
+struct frame_cache;
+
+struct frame_cache *frame_cache_new(void);
+void frame_cache_free(struct frame_cache *c);
+/* The folded names of a frame line seen before (text valid until the next
+ * put), and whether it adds a frame at all. */
+bool frame_cache_get(struct frame_cache *c, bool java, const char *line,
+		     size_t len, const char **text, size_t *tlen, bool *group);
+void frame_cache_put(struct frame_cache *c, bool java, const char *line,
+		     size_t len, const char *text, size_t tlen, bool group);
+
+/* --- perf_script_parse.c ------------------------------------------------ */
+
+struct event_line {
+	const char *comm, *pid, *tid, *event, *rest;
+	size_t comm_len, pid_len, tid_len, event_len, rest_len;
+	uint64_t period;
+};
+
+bool parse_event_line(const char *s, size_t len, struct event_line *e);
+
+struct perf_parser;
+
+struct perf_parser *perf_parser_new(const struct fold_opts *o,
+				    struct fold_agg *agg);
+/* Tells, once, how many samples of other events were left out. */
+void perf_parser_report(const struct perf_parser *p);
+void perf_parser_free(struct perf_parser *p);
+/* Folds one input; returns the number of unparsable lines. */
+uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r);
+
+/* --- folded_parse.c ----------------------------------------------------- */
+
+uint64_t folded_parse_input(const struct fold_opts *o, struct fold_agg *agg,
+			    struct line_reader *r);
+
+#endif

@@ -1,0 +1,130 @@
+/*
+ * Stack -> count aggregation and the sorted output.
+ *
+ * Stacks are counted in a hash table keyed by the whole folded stack, so
+ * memory grows with the number of distinct stacks, not with the input.  The
+ * --filter and --exclude regular expressions are a property of a stack, so
+ * they are tested once per distinct stack, at output.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "fold.h"
+
+void agg_init(struct fold_agg *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->stacks = htab_new();
+}
+
+void agg_free(struct fold_agg *a)
+{
+	for (size_t i = 0; i < a->nfilters; i++)
+		regfree(&a->filters[i]);
+	for (size_t i = 0; i < a->nexcludes; i++)
+		regfree(&a->excludes[i]);
+	free(a->filters);
+	free(a->excludes);
+	htab_free(a->stacks);
+}
+
+void agg_add(struct fold_agg *a, const char *stack, size_t len, uint64_t count)
+{
+	struct htab_entry *e = htab_upsert(a->stacks, stack, len, NULL);
+
+	e->val.u = e->val.u + count < e->val.u ? UINT64_MAX : e->val.u + count;
+}
+
+bool agg_add_regex(struct fold_agg *a, const char *re, bool exclude,
+		   char *errbuf, size_t errlen)
+{
+	regex_t **list = exclude ? &a->excludes : &a->filters;
+	size_t *n = exclude ? &a->nexcludes : &a->nfilters;
+	regex_t rx;
+	int rc = regcomp(&rx, re, REG_EXTENDED | REG_NOSUB);
+
+	if (rc != 0) {
+		regerror(rc, &rx, errbuf, errlen);
+		return false;
+	}
+	*list = xreallocarray(*list, *n + 1, sizeof(**list));
+	(*list)[(*n)++] = rx;
+	return true;
+}
+
+static bool matches(const regex_t *rx, const struct htab_entry *e)
+{
+	regmatch_t m = { .rm_so = 0, .rm_eo = (regoff_t)e->len };
+
+	return regexec(rx, e->key, 1, &m, REG_STARTEND) == 0;
+}
+
+static bool kept(const struct fold_agg *a, const struct htab_entry *e)
+{
+	bool any = a->nfilters == 0;
+
+	for (size_t i = 0; i < a->nfilters && !any; i++)
+		any = matches(&a->filters[i], e);
+	if (!any)
+		return false;
+	for (size_t i = 0; i < a->nexcludes; i++)
+		if (matches(&a->excludes[i], e))
+			return false;
+	return true;
+}
+
+static int bytewise(const void *x, const void *y)
+{
+	const struct htab_entry *a = *(const struct htab_entry *const *)x;
+	const struct htab_entry *b = *(const struct htab_entry *const *)y;
+	size_t n = a->len < b->len ? a->len : b->len;
+	int c = memcmp(a->key, b->key, n);
+
+	if (c)
+		return c;
+	return a->len < b->len ? -1 : a->len > b->len;
+}
+
+void agg_write(struct fold_agg *a, FILE *out)
+{
+	size_t n = htab_count(a->stacks), k = 0;
+	struct htab_entry *e = htab_entries(a->stacks);
+	struct htab_entry **v = xreallocarray(NULL, n ? n : 1, sizeof(*v));
+
+	for (size_t i = 0; i < n; i++)
+		if (kept(a, &e[i]))
+			v[k++] = &e[i];
+	qsort(v, k, sizeof(*v), bytewise);
+	for (size_t i = 0; i < k; i++) {
+		fwrite(v[i]->key, 1, v[i]->len, out);
+		fprintf(out, " %llu\n", (unsigned long long)v[i]->val.u);
+	}
+	free(v);
+}
+
+void diag_bad_line(struct fold_diag *d, const struct fold_opts *o,
+		   uint64_t lineno, const char *what)
+{
+	if (o->strict)
+		errx(EXIT_USAGE, "%s:%llu: %s (--strict)", d->name,
+		     (unsigned long long)lineno, what);
+	if (d->bad_lines++ == 0) {
+		d->first_bad = lineno;
+		snprintf(d->first_what, sizeof(d->first_what), "%s", what);
+	}
+}
+
+uint64_t diag_report(const struct fold_diag *d)
+{
+	if (d->bad_lines == 0)
+		return 0;
+	if (d->bad_lines == 1)
+		warnx("%s:%llu: %s; skipped it", d->name,
+		      (unsigned long long)d->first_bad, d->first_what);
+	else
+		warnx("%s:%llu: %s; skipped %llu unparsable lines, this is "
+		      "the first", d->name, (unsigned long long)d->first_bad,
+		      d->first_what, (unsigned long long)d->bad_lines);
+	return d->bad_lines;
+}

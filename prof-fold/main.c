@@ -1,0 +1,181 @@
+/*
+ * prof-fold: fold stack samples into FlameGraph's folded format.
+ *
+ * Reads prof-symbolize frames, perf script output or folded stacks, from
+ * files or stdin, and writes one "root;...;leaf COUNT" line per distinct
+ * stack, bytewise sorted.  See prof-fold(1).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "fold.h"
+#include "stream.h"
+
+static const char usage_text[] =
+	"Usage: prof-fold [OPTION]... [FILE]...\n"
+	"Fold prof-symbolize frames, perf script output or folded stacks into\n"
+	"folded stacks (root;...;leaf COUNT), bytewise sorted.  With no FILE,\n"
+	"or when FILE is -, read standard input.\n"
+	"\n"
+	"  --pid                root frame is COMM-PID\n"
+	"  --tid                root frame is COMM-PID/TID\n"
+	"  --kernel             annotate kernel frames with _[k]\n"
+	"  --jit                annotate JIT frames with _[j]\n"
+	"  --all                both --kernel and --jit\n"
+	"  --addrs              show the address of unresolved frames\n"
+	"  --inline             annotate inlined frames with _[i]\n"
+	"  --context            append FILE:LINE to frames (perf script -F+srcline)\n"
+	"  --event-filter=EVENT fold only samples of EVENT (default: the first seen)\n"
+	"  --skip-after=FUNC    drop the callers of FUNC, and the root (repeatable)\n"
+	"  --no-comm            no process root frame\n"
+	"  --filter=REGEX       keep only stacks matching REGEX (repeatable)\n"
+	"  --exclude=REGEX      drop stacks matching REGEX (repeatable)\n"
+	"  --input=FORMAT       auto (default), perf or folded\n"
+	"  --strict             stop at the first unparsable line\n"
+	"  -o, --output=FILE    write FILE instead of standard output\n"
+	"  -h, --help           show this help and exit\n"
+	"  -V, --version        show the version and exit\n"
+	"\n"
+	"Exit status: 0 ok, 1 unparsable lines were skipped, 2 usage error or\n"
+	"unreadable input.\n";
+
+enum {
+	OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS,
+	OPT_INLINE, OPT_CONTEXT, OPT_EVENT, OPT_SKIP, OPT_NOCOMM, OPT_FILTER,
+	OPT_EXCLUDE, OPT_INPUT, OPT_STRICT,
+};
+
+static const struct option longopts[] = {
+	{ "pid", no_argument, NULL, OPT_PID },
+	{ "tid", no_argument, NULL, OPT_TID },
+	{ "kernel", no_argument, NULL, OPT_KERNEL },
+	{ "jit", no_argument, NULL, OPT_JIT },
+	{ "all", no_argument, NULL, OPT_ALL },
+	{ "addrs", no_argument, NULL, OPT_ADDRS },
+	{ "inline", no_argument, NULL, OPT_INLINE },
+	{ "context", no_argument, NULL, OPT_CONTEXT },
+	{ "event-filter", required_argument, NULL, OPT_EVENT },
+	{ "skip-after", required_argument, NULL, OPT_SKIP },
+	{ "no-comm", no_argument, NULL, OPT_NOCOMM },
+	{ "filter", required_argument, NULL, OPT_FILTER },
+	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+	{ "input", required_argument, NULL, OPT_INPUT },
+	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void add_regex(struct fold_agg *agg, const char *re, bool exclude)
+{
+	char msg[256];
+
+	if (!agg_add_regex(agg, re, exclude, msg, sizeof(msg)))
+		errx(EXIT_USAGE, "--%s=%s: %s", exclude ? "exclude" : "filter",
+		     re, msg);
+}
+
+/* Folds one input into agg; returns its number of unparsable lines. */
+static uint64_t fold_input(const char *path, const struct fold_opts *o,
+			   struct perf_parser *perf, struct fold_agg *agg)
+{
+	FILE *f = input_open(path);
+	struct line_reader r;
+	enum fold_format fmt = o->format;
+	uint64_t bad;
+
+	lr_init(&r, fileno(f), input_name(path));
+	if (fmt == FMT_AUTO) {
+		size_t len;
+		int bad_version;
+		const char *head = lr_peek(&r, &len);
+		fmt = detect_format(head, len, &bad_version);
+		if (bad_version)
+			errx(EXIT_USAGE, "%s:1: unsupported prof-symbolize "
+			     "frames version (this reader knows v1)", r.name);
+	}
+	if (fmt == FMT_FOLDED)
+		bad = folded_parse_input(o, agg, &r);
+	else
+		bad = perf_parse_input(perf, &r);
+	if (r.error) {
+		errno = r.error;
+		err(EXIT_USAGE, "%s", r.name);
+	}
+	lr_free(&r);
+	if (f != stdin)
+		fclose(f);
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	struct fold_opts o = { .format = FMT_AUTO };
+	struct fold_agg agg;
+	struct perf_parser *perf;
+	const char *outpath = NULL;
+	uint64_t bad = 0;
+	FILE *out;
+	int c;
+
+	agg_init(&agg);
+	while ((c = getopt_long(argc, argv, "o:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_PID: o.include_pid = true; break;
+		case OPT_TID: o.include_tid = true; break;
+		case OPT_KERNEL: o.annotate_kernel = true; break;
+		case OPT_JIT: o.annotate_jit = true; break;
+		case OPT_ALL: o.annotate_kernel = o.annotate_jit = true; break;
+		case OPT_ADDRS: o.include_addrs = true; break;
+		case OPT_INLINE: o.inline_annotate = true; break;
+		case OPT_CONTEXT: o.context = true; break;
+		case OPT_EVENT: o.event_filter = optarg; break;
+		case OPT_SKIP:
+			o.skip_after = xreallocarray(o.skip_after, o.nskip_after + 1,
+						     sizeof(*o.skip_after));
+			o.skip_after[o.nskip_after++] = optarg;
+			break;
+		case OPT_NOCOMM: o.no_comm = true; break;
+		case OPT_FILTER: add_regex(&agg, optarg, false); break;
+		case OPT_EXCLUDE: add_regex(&agg, optarg, true); break;
+		case OPT_INPUT:
+			if (strcmp(optarg, "auto") == 0)
+				o.format = FMT_AUTO;
+			else if (strcmp(optarg, "perf") == 0)
+				o.format = FMT_PERF;
+			else if (strcmp(optarg, "folded") == 0)
+				o.format = FMT_FOLDED;
+			else {
+				warnx("--input=%s: expected auto, perf or folded", optarg);
+				usage_exit(usage_text, EXIT_USAGE);
+			}
+			break;
+		case OPT_STRICT: o.strict = true; break;
+		case 'o': outpath = optarg; break;
+		case 'h': usage_exit(usage_text, EXIT_OK);
+		case 'V': print_version(); agg_free(&agg); return EXIT_OK;
+		default: usage_exit(usage_text, EXIT_USAGE);
+		}
+	}
+
+	perf = perf_parser_new(&o, &agg);
+	if (optind == argc)
+		bad += fold_input("-", &o, perf, &agg);
+	for (int i = optind; i < argc; i++)
+		bad += fold_input(argv[i], &o, perf, &agg);
+	perf_parser_report(perf);
+	perf_parser_free(perf);
+
+	/* The output is opened last, so "-o FILE" may also be an input. */
+	out = output_open(outpath, false);
+	agg_write(&agg, out);
+	if (!output_close(out, outpath))
+		return EXIT_USAGE;
+	agg_free(&agg);
+	free(o.skip_after);
+	return bad ? EXIT_PARTIAL : EXIT_OK;
+}

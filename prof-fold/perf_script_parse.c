@@ -1,0 +1,415 @@
+/*
+ * perf script output (and prof-symbolize frames, its documented subset) to
+ * folded stacks.
+ *
+ * A sample is an event line, "COMM PID/TID ... TIME: PERIOD EVENT:", then
+ * one frame line per frame, leaf first, then a blank line.  The root frame
+ * is the command name (spaces become '_'), with --pid "COMM-PID" and with
+ * --tid "COMM-PID/TID"; each sample weighs its period, as in
+ * stackcollapse-perf.pl.  Only samples of one event are folded: the one
+ * given by --event-filter, or else the first one seen.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "fold.h"
+
+struct group {
+	size_t off, len;
+};
+
+struct perf_parser {
+	const struct fold_opts *o;
+	struct fold_agg *agg;
+
+	/* The current sample. */
+	bool in_sample, keep, skip_rest, java, after_frame;
+	uint64_t period;
+	char *pname;
+	size_t pname_len, pname_cap;
+	char *frames; /* the frame groups' names, leaf first */
+	size_t frames_len, frames_cap;
+	struct group *groups;
+	size_t ngroups, groups_cap;
+	char *key;
+	size_t key_cap;
+	struct frame_cache *cache; /* NULL with --skip-after */
+
+	/* The event filter. */
+	char *event;
+	size_t event_len;
+	bool event_defaulted;
+	uint64_t filtered; /* samples of other events */
+	const char *filtered_event_name;
+};
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
+	       c == '\v';
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static void *grow(void *p, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return p;
+	while (*cap < need)
+		*cap = *cap ? *cap * 2 : 256;
+	return xreallocarray(p, *cap, size);
+}
+
+struct perf_parser *perf_parser_new(const struct fold_opts *o,
+				    struct fold_agg *agg)
+{
+	struct perf_parser *p = xcalloc(1, sizeof(*p));
+
+	p->o = o;
+	p->agg = agg;
+	if (o->nskip_after == 0)
+		p->cache = frame_cache_new();
+	if (o->event_filter) {
+		p->event = xstrdup(o->event_filter);
+		p->event_len = strlen(p->event);
+	}
+	return p;
+}
+
+void perf_parser_report(const struct perf_parser *p)
+{
+	if (p->filtered && p->event_defaulted)
+		warnx("folded only the first event seen, '%.*s'; skipped %llu "
+		      "sample%s of other events such as '%s' (see --event-filter)",
+		      (int)p->event_len, p->event, (unsigned long long)p->filtered,
+		      p->filtered == 1 ? "" : "s",
+		      p->filtered_event_name ? p->filtered_event_name : "?");
+}
+
+void perf_parser_free(struct perf_parser *p)
+{
+	if (!p)
+		return;
+	free((void *)p->filtered_event_name);
+	free(p->event);
+	free(p->pname);
+	free(p->frames);
+	free(p->groups);
+	free(p->key);
+	frame_cache_free(p->cache);
+	free(p);
+}
+
+/* The event name without its modifiers: "cycles:u" is a "cycles" event. */
+static size_t event_base(const char *ev, size_t len)
+{
+	const char *colon = memchr(ev, ':', len);
+
+	return colon ? (size_t)(colon - ev) : len;
+}
+
+static bool event_wanted(struct perf_parser *p, const struct event_line *e)
+{
+	size_t base;
+
+	if (!e->event)
+		return true; /* no event name: as the Perl tool, keep it */
+	if (!p->event) {
+		p->event = xstrndup(e->event, e->event_len);
+		p->event_len = e->event_len;
+		p->event_defaulted = true;
+		return true;
+	}
+	if (e->event_len == p->event_len &&
+	    memcmp(e->event, p->event, e->event_len) == 0)
+		return true;
+	base = event_base(e->event, e->event_len);
+	if (base == event_base(p->event, p->event_len) &&
+	    memcmp(e->event, p->event, base) == 0 &&
+	    (p->event_defaulted || base == p->event_len))
+		return true;
+	p->filtered++;
+	if (!p->filtered_event_name)
+		p->filtered_event_name = xstrndup(e->event, e->event_len);
+	return false;
+}
+
+static void end_sample(struct perf_parser *p)
+{
+	size_t need, len = 0;
+	bool root = !p->o->no_comm && !p->skip_rest;
+
+	if (!p->in_sample || !p->keep)
+		goto reset;
+	need = p->pname_len + p->frames_len + p->ngroups + 1;
+	p->key = grow(p->key, &p->key_cap, need, 1);
+	if (root) {
+		memcpy(p->key, p->pname, p->pname_len);
+		len = p->pname_len;
+	}
+	for (size_t g = p->ngroups; g-- > 0;) {
+		if (root || g + 1 < p->ngroups)
+			p->key[len++] = ';';
+		memcpy(p->key + len, p->frames + p->groups[g].off, p->groups[g].len);
+		len += p->groups[g].len;
+	}
+	if (root || p->ngroups > 0)
+		agg_add(p->agg, p->key, len, p->period);
+reset:
+	p->in_sample = p->keep = p->skip_rest = p->after_frame = false;
+	p->frames_len = p->ngroups = 0;
+}
+
+static void add_group(struct perf_parser *p, size_t len)
+{
+	struct group *g;
+
+	p->groups = grow(p->groups, &p->groups_cap, p->ngroups + 1,
+			 sizeof(*p->groups));
+	g = &p->groups[p->ngroups++];
+	g->off = p->frames_len;
+	g->len = len;
+	p->frames_len += len;
+}
+
+/* The cache key of a frame line (leading white space already skipped):
+ * the line after its address, since the address changes nothing in the
+ * folded name, unless --addrs shows it or the address is not plain hex.
+ * Fewer bytes to hash, and lines that differ only by address share an
+ * entry. */
+static const char *frame_key(const struct perf_parser *p, const char *s,
+			     size_t len, size_t *klen)
+{
+	size_t i = 0;
+
+	*klen = len;
+	if (p->o->include_addrs)
+		return s;
+	while (i < len && ((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+		i++;
+	if (i == 0 || (i < len && !is_space(s[i])) ||
+	    (i + 1 < len && s[i] == ' ' && s[i + 1] == '('))
+		return s;
+	*klen = len - i;
+	return s + i;
+}
+
+/* The most a frame line may expand to ("[unknown]->[unknown]->..." with a
+ * long dso name), and a whole stack; a longer frame is skipped as
+ * unparsable. */
+#define FRAME_MAX_BYTES (64u << 20)
+#define STACK_MAX_BYTES (256u << 20)
+#define TOO_LONG "frame name too long once expanded"
+
+/* Adds the frame of a parsed frame line; line[0..len) is its cache key.
+ * Returns false if the frame is too long to fold. */
+static bool add_frame(struct perf_parser *p, const struct frame_line *f,
+		      const char *line, size_t len)
+{
+	size_t flen = strip_offset(f->func, f->func_len), n = 0, pieces = 0;
+	bool inlined = false;
+
+	/* perf script prints an inlined function "ADDR NAME (inlined)". */
+	if (f->mod_len == 7 && memcmp(f->mod, "inlined", 7) == 0)
+		inlined = p->o->inline_annotate;
+	/* Perl skips "(...)" symbols (process names); like its split, it
+	 * finds no frame in a symbol that is only "->"s. */
+	if (!(flen > 0 && f->func[0] == '(')) {
+		pieces = flen;
+		while (pieces >= 2 && f->func[pieces - 2] == '-' &&
+		       f->func[pieces - 1] == '>')
+			pieces -= 2;
+	}
+	if (pieces > 0) {
+		size_t bound = tidy_frame_bound(f, flen);
+		if (bound > FRAME_MAX_BYTES || p->frames_len + bound > STACK_MAX_BYTES)
+			return false;
+		p->frames = grow(p->frames, &p->frames_cap, p->frames_len + bound, 1);
+		n = tidy_frame(f, f->func, flen, p->java, inlined, p->o,
+			       p->frames + p->frames_len);
+		add_group(p, n);
+	}
+	if (p->cache) {
+		size_t klen;
+		const char *key = frame_key(p, line, len, &klen);
+		frame_cache_put(p->cache, p->java, key, klen,
+				p->frames + p->frames_len - n, n, pieces > 0);
+	}
+	for (size_t i = 0; i < p->o->nskip_after; i++)
+		if (strlen(p->o->skip_after[i]) == flen &&
+		    memcmp(p->o->skip_after[i], f->func, flen) == 0)
+			p->skip_rest = true;
+	return true;
+}
+
+/* A frame line of the current sample; false if it cannot be folded. */
+static bool on_frame(struct perf_parser *p, const struct frame_line *f,
+		     const char *line, size_t len)
+{
+	p->after_frame = true;
+	if (!p->keep || p->skip_rest)
+		return true;
+	return add_frame(p, f, line, len);
+}
+
+/* A frame line seen before: its names come from the cache. */
+static bool cached_frame(struct perf_parser *p, const char *s, size_t len)
+{
+	const char *text, *key;
+	size_t tlen, klen;
+	bool group;
+
+	if (!p->cache)
+		return false;
+	key = frame_key(p, s, len, &klen);
+	if (!frame_cache_get(p->cache, p->java, key, klen, &text, &tlen, &group))
+		return false;
+	p->after_frame = true;
+	if (!p->keep || p->skip_rest || !group)
+		return true;
+	p->frames = grow(p->frames, &p->frames_cap, p->frames_len + tlen, 1);
+	memcpy(p->frames + p->frames_len, text, tlen);
+	add_group(p, tlen);
+	return true;
+}
+
+static void start_sample(struct perf_parser *p, const struct event_line *e)
+{
+	size_t need = e->comm_len + e->pid_len + e->tid_len + 2;
+
+	if (p->in_sample)
+		end_sample(p);
+	p->in_sample = true;
+	p->keep = event_wanted(p, e);
+	if (!p->keep)
+		return;
+	p->period = e->period;
+	p->pname = grow(p->pname, &p->pname_cap, need, 1);
+	for (size_t i = 0; i < e->comm_len; i++)
+		p->pname[i] = e->comm[i] == ' ' ? '_' : e->comm[i];
+	p->pname_len = e->comm_len;
+	p->java = e->comm_len == 4 && memcmp(e->comm, "java", 4) == 0;
+	if (p->o->include_pid || p->o->include_tid) {
+		p->pname[p->pname_len++] = '-';
+		memcpy(p->pname + p->pname_len, e->pid, e->pid_len);
+		p->pname_len += e->pid_len;
+	}
+	if (p->o->include_tid) {
+		p->pname[p->pname_len++] = '/';
+		memcpy(p->pname + p->pname_len, e->tid, e->tid_len);
+		p->pname_len += e->tid_len;
+	}
+	if (e->rest) {
+		struct frame_line f;
+		if (parse_frame_line(e->rest, e->rest_len, &f))
+			on_frame(p, &f, e->rest, e->rest_len);
+		end_sample(p);
+	}
+}
+
+/* perf script -F+srcline prints "  FILE:LINE" (or "  [dso][addr]" when it
+ * knows none) on the line after a frame, indented by two spaces.  *slen is
+ * 0 when the line holds no FILE:LINE. */
+static bool srcline(const char *s, size_t len, const char **src, size_t *slen)
+{
+	size_t i = 2, end = len, d;
+
+	if (len < 3 || s[0] != ' ' || s[1] != ' ' || is_space(s[2]))
+		return false;
+	while (end > i && is_space(s[end - 1]))
+		end--;
+	d = end;
+	while (d > i && is_digit(s[d - 1]))
+		d--;
+	*slen = 0;
+	if (d == end || d <= i + 1 || s[d - 1] != ':' ||
+	    memchr(s + i, ' ', end - i) || memchr(s + i, '\t', end - i) ||
+	    (d - 3 >= i && memcmp(s + d - 3, "??:", 3) == 0))
+		return true;
+	const char *slash = memrchr(s + i, '/', end - i);
+	*src = slash ? slash + 1 : s + i;
+	*slen = (size_t)(s + end - *src);
+	return true;
+}
+
+static void on_srcline(struct perf_parser *p, const char *src, size_t len)
+{
+	struct group *g;
+
+	if (!p->o->context || !p->keep || p->ngroups == 0 || p->skip_rest ||
+	    len == 0)
+		return;
+	g = &p->groups[p->ngroups - 1];
+	if (g->off + g->len != p->frames_len)
+		return;
+	p->frames = grow(p->frames, &p->frames_cap, p->frames_len + len + 1, 1);
+	p->frames[p->frames_len++] = ':';
+	memcpy(p->frames + p->frames_len, src, len);
+	p->frames_len += len;
+	g->len += len + 1;
+}
+
+uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
+{
+	struct fold_diag d = { .name = r->name };
+	struct event_line e;
+	struct frame_line f;
+	const char *s, *src = NULL;
+	size_t len, slen;
+
+	while ((s = lr_next(r, &len)) != NULL) {
+		size_t i = 0;
+		while (i < len && is_space(s[i]))
+			i++;
+		if (i == len) {
+			end_sample(p); /* a blank line ends a sample */
+			continue;
+		}
+		if (s[0] == '#')
+			continue;
+		/* The frame line of a sample, seen before. */
+		if (p->in_sample && cached_frame(p, s + i, len - i))
+			continue;
+		if (i == 0) {
+			/* As in the Perl tool, an event line is tried first:
+			 * old perf printed frames unindented. */
+			if (parse_event_line(s, len, &e))
+				start_sample(p, &e);
+			else if (p->in_sample && parse_frame_line(s, len, &f)) {
+				if (!on_frame(p, &f, s, len))
+					diag_bad_line(&d, p->o, r->lineno, TOO_LONG);
+			} else
+				diag_bad_line(&d, p->o, r->lineno,
+					      p->in_sample ? "unrecognized frame line"
+							   : "unrecognized event line");
+			continue;
+		}
+		if (p->in_sample) {
+			if (parse_frame_line(s + i, len - i, &f) ||
+			    parse_frame_line_nodso(s + i, len - i, &f)) {
+				if (!on_frame(p, &f, s + i, len - i))
+					diag_bad_line(&d, p->o, r->lineno, TOO_LONG);
+			} else if (p->after_frame && srcline(s, len, &src, &slen))
+				on_srcline(p, src, slen);
+			else
+				diag_bad_line(&d, p->o, r->lineno,
+					      "unrecognized frame line");
+			continue;
+		}
+		/* An indented line outside a sample: an indented event line,
+		 * or a frame whose event line is missing. */
+		if (parse_event_line(s + i, len - i, &e))
+			start_sample(p, &e);
+		else
+			diag_bad_line(&d, p->o, r->lineno,
+				      parse_frame_line(s, len, &f)
+					      ? "frame line outside a sample"
+					      : "unrecognized line");
+	}
+	end_sample(p); /* a last sample with no blank line after it */
+	return diag_report(&d);
+}
