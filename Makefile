@@ -49,7 +49,7 @@ all: $(BINS)
 
 .SECONDARY:
 
-.PHONY: all check check-asan demo bench install clean setup unit-tests workloads
+.PHONY: all check check-asan demo bench fuzz install clean setup unit-tests workloads
 
 setup:
 	@./.ci/setup
@@ -132,6 +132,11 @@ demo: setup
 bench: setup
 	$(MAKE) all workloads
 	BUILD=$(BUILD) tests/bench/run
+
+# libFuzzer targets (tests/fuzz/fuzz_*.c), each run for FUZZ_SECONDS.
+FUZZ_SECONDS ?= 60
+fuzz: setup
+	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run
 
 # --- install ---------------------------------------------------------------
 MANPAGES := $(wildcard prof-*/*.1)
