@@ -136,6 +136,10 @@ static __always_inline __u64 store_stack(void *ctx, void *stacks, bool kernel)
 	h = kernel ? h | PROF_KERNEL_STACK : h & ~PROF_KERNEL_STACK;
 	if (!h)
 		h = 1;
+	/* Most samples repeat a stack already stored this interval: a lookup
+	 * of the 8-byte key is much cheaper than copying 1 KB to find out. */
+	if (bpf_map_lookup_elem(stacks, &h))
+		return h;
 	err = bpf_map_update_elem(stacks, &h, st, BPF_NOEXIST);
 	if (err && err != -EEXIST) {
 		count(kernel ? PROF_LOST_KSTACK : PROF_LOST_USTACK);
