@@ -24,6 +24,7 @@
 #include "kallsyms.h"
 #include "options.h"
 #include "perf_events.h"
+#include "privileges.h"
 #include "processes.h"
 #include "profile.skel.h"
 #include "sideband.h"
@@ -220,6 +221,12 @@ int main(int argc, char **argv)
 		goto cleanup_capture;
 	}
 	write_info(&w, &opt, events.nattached);
+	/* Everything privileged is done: what parses untrusted input from
+	 * here on (ELF files, perf maps, /proc) runs without it. */
+	if (!drop_privileges()) {
+		status = EXIT_USAGE;
+		goto cleanup_capture;
+	}
 	if (opt.command)
 		command_start(&cmd);
 

@@ -228,3 +228,21 @@ within() {
 	run script -qec "prof-sample -q -d 1.5 -o /dev/null" /dev/null
 	[[ "$output" != *"samples,"* ]]
 }
+
+@test "after attaching, prof-sample runs as nobody with only the capabilities draining needs" {
+	require_root
+	start_workload chain 5
+	prof-sample -d 3 -p "$WORKLOAD_PID" -o "$TMP/cap.prof" &
+	sampler=$!
+	sleep 1.5
+	status_file=$(cat "/proc/$sampler/status")
+	wait "$sampler"
+	grep -qE '^Uid:	65534	65534	65534	65534$' <<<"$status_file"
+	# CAP_BPF (39), CAP_CHECKPOINT_RESTORE (40), CAP_SYS_PTRACE (19),
+	# CAP_DAC_READ_SEARCH (2); nothing else, bounding set included.
+	grep -qE '^CapEff:	0000018000080004$' <<<"$status_file"
+	grep -qE '^CapBnd:	0000018000080004$' <<<"$status_file"
+	grep -qE '^NoNewPrivs:	1$' <<<"$status_file"
+	# And the capture is as good as ever: the process, resolved.
+	prof-symbolize "$TMP/cap.prof" | grep -q ' burn_cpu+'
+}

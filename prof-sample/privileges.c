@@ -1,0 +1,60 @@
+#include "privileges.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "diag.h"
+
+#define NOBODY 65534
+
+static const int keep[] = {
+	CAP_BPF,
+	CAP_SYS_PTRACE,
+	CAP_DAC_READ_SEARCH,
+	CAP_CHECKPOINT_RESTORE,
+};
+
+bool drop_privileges(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2];
+
+	memset(data, 0, sizeof(data));
+	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++) {
+		data[keep[i] / 32].permitted |= 1u << (keep[i] % 32);
+		data[keep[i] / 32].effective |= 1u << (keep[i] % 32);
+	}
+	/* Nothing is exec'd from here on (a command was forked before), so
+	 * the bounding set can shrink to what is kept. */
+	for (int cap = 0; cap <= CAP_LAST_CAP; cap++) {
+		bool kept = false;
+		for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+			kept |= keep[i] == cap;
+		if (!kept && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL &&
+		    errno != EPERM) {
+			warn("dropping capability %d", cap);
+			return false;
+		}
+	}
+	if (getuid() == 0 || geteuid() == 0) {
+		if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0 || setgroups(0, NULL) != 0 ||
+		    setresgid(NOBODY, NOBODY, NOBODY) != 0 || setresuid(NOBODY, NOBODY, NOBODY) != 0) {
+			warn("becoming the nobody user");
+			return false;
+		}
+	}
+	if (syscall(SYS_capset, &hdr, data) != 0) {
+		warn("dropping capabilities");
+		return false;
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+		warn("setting no_new_privs");
+		return false;
+	}
+	return true;
+}
