@@ -30,16 +30,28 @@ bool kallsyms_load(struct kallsyms *ks, const char *path)
 	memset(ks, 0, sizeof(*ks));
 	if (!f)
 		return false;
+	/* 120,000+ lines: split by hand, sscanf made start-up visibly slow. */
 	while ((n = getline(&line, &linecap, f)) > 0) {
+		char *end, *name, *mod = "", *p;
 		unsigned long long addr;
-		char type, name[512], mod[128] = "";
-		int fields;
+		char type;
 
 		if (line[n - 1] == '\n')
-			line[n - 1] = '\0';
-		fields = sscanf(line, "%llx %c %511s [%127[^]]]", &addr, &type, name, mod);
-		if (fields < 3 || !is_text(type))
+			line[--n] = '\0';
+		addr = strtoull(line, &end, 16);
+		if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
 			continue;
+		type = end[1];
+		name = end + 3;
+		if (!is_text(type) || !*name)
+			continue;
+		if ((p = strchr(name, '\t')) || (p = strchr(name, ' '))) {
+			*p++ = '\0';
+			if ((mod = strchr(p, '[')) && (p = strchr(++mod, ']')))
+				*p = '\0';
+			else
+				mod = "";
+		}
 		if (ks->n == cap) {
 			cap = cap ? cap * 2 : 65536;
 			ks->syms = xreallocarray(ks->syms, cap, sizeof(*ks->syms));
