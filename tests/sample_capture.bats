@@ -33,8 +33,8 @@ within() {
 
 @test "accuracy: a 1:2:3 CPU split is sampled within 3 points, each with its chain to main" {
 	require_root
-	start_workload ratio 6
-	prof-sample -F 999 -d 4 -p "$WORKLOAD_PID" | prof-symbolize > "$TMP/frames.txt"
+	start_workload ratio 8
+	prof-sample -F 999 -d 5 -p "$WORKLOAD_PID" | prof-symbolize > "$TMP/frames.txt"
 	total=$(sum_counts "$TMP/frames.txt")
 	echo "samples: $total"
 	[ "$total" -ge 3000 ]
@@ -99,14 +99,18 @@ within() {
 @test "agreement with perf record -g: top functions' shares within 3 points" {
 	require_root
 	command -v perf >/dev/null || skip "perf is not installed"
-	start_workload ratio 8
-	perf record -q -F 499 -g -p "$WORKLOAD_PID" -o "$TMP/perf.data" -- sleep 4 2>/dev/null &
+	# 999 Hz for 5 s: about 5000 samples each, so that two independent
+	# samplings of the same split differ by 3 points only at 3 sigma.
+	start_workload ratio 9
+	perf record -q -F 999 -g -p "$WORKLOAD_PID" -o "$TMP/perf.data" -- sleep 5 2>/dev/null &
 	perfpid=$!
-	prof-sample -F 499 -d 4 -p "$WORKLOAD_PID" | prof-symbolize > "$TMP/ours.txt"
+	prof-sample -F 999 -d 5 -p "$WORKLOAD_PID" | prof-symbolize > "$TMP/ours.txt"
 	wait "$perfpid"
 	# perf's period column is nanoseconds: count its samples one each.
 	perf script -i "$TMP/perf.data" -F comm,pid,tid,time,event,ip,sym,dso 2>/dev/null |
 		awk '/^[^\t ]/ && !/^#/ { $0 = $1 " " $2 " " $3 " 1 " $4 } { print }' > "$TMP/perf.txt"
+	[ "$(sum_counts "$TMP/ours.txt")" -ge 3000 ]
+	[ "$(sum_counts "$TMP/perf.txt")" -ge 3000 ]
 	ours=$(leaf_shares "$TMP/ours.txt")
 	theirs=$(leaf_shares "$TMP/perf.txt")
 	echo "ours:"; echo "$ours" | head -10
@@ -245,4 +249,34 @@ within() {
 	grep -qE '^NoNewPrivs:	1$' <<<"$status_file"
 	# And the capture is as good as ever: the process, resolved.
 	prof-symbolize "$TMP/cap.prof" | grep -q ' burn_cpu+'
+}
+
+@test "JIT frames: node --perf-basic-prof's JS function is named; another user's perf map is ignored" {
+	require_root
+	command -v node >/dev/null || skip "node is not installed"
+	cat > "$TMP/jit.js" <<-'JS'
+	function hotJsFunction(n) { let s = 0; for (let i = 0; i < n; i++) s += Math.sqrt(i) * i; return s; }
+	const end = Date.now() + 2500; let t = 0;
+	while (Date.now() < end) t += hotJsFunction(100000);
+	JS
+	prof-sample -F 499 -o "$TMP/cap.prof" -- node --perf-basic-prof "$TMP/jit.js"
+	prof-symbolize "$TMP/cap.prof" > "$TMP/frames.txt"
+	grep -qE '^	 +[0-9a-f]+ [^ ]*hotJsFunction[^(]*\+0x[0-9a-f]+ \(/tmp/perf-[0-9]+\.map\)$' "$TMP/frames.txt"
+
+	# The same, with the map handed to another user before prof-sample
+	# reads it: refused, with a warning, and the frames stay unnamed.
+	cat > "$TMP/run.sh" <<-SCRIPT
+	#!/bin/sh
+	node --perf-basic-prof "$TMP/jit.js" &
+	pid=\$!
+	sleep 0.5
+	chown 65534 /tmp/perf-\$pid.map
+	wait \$pid
+	SCRIPT
+	chmod +x "$TMP/run.sh"
+	run prof-sample -F 499 -o "$TMP/cap2.prof" -- "$TMP/run.sh"
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ /tmp/perf-[0-9]+\.map:\ not\ owned\ by\ the\ process\'s\ user\ or\ root\;\ ignored ]]
+	! prof-symbolize "$TMP/cap2.prof" | grep -q hotJsFunction
+	find /tmp -maxdepth 1 -name 'perf-*.map' -newer "$TMP/jit.js" -delete
 }
