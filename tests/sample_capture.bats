@@ -254,6 +254,7 @@ within() {
 @test "JIT frames: node --perf-basic-prof's JS function is named; another user's perf map is ignored" {
 	require_root
 	command -v node >/dev/null || skip "node is not installed"
+	cd "$TMP"	# node --perf-basic-prof also leaves isolate-*.log files in its cwd
 	cat > "$TMP/jit.js" <<-'JS'
 	function hotJsFunction(n) { let s = 0; for (let i = 0; i < n; i++) s += Math.sqrt(i) * i; return s; }
 	const end = Date.now() + 2500; let t = 0;
