@@ -20,13 +20,13 @@ static int by_addr(const void *a, const void *b)
 	return (x->size == 0) - (y->size == 0);
 }
 
-static bool load_segments(struct elf_symtab *t, Elf *elf)
+bool elf_symtab_add_segments(struct elf_symtab *t, Elf *elf)
 {
 	size_t phnum;
 
-	if (elf_getphdrnum(elf, &phnum) != 0)
-		return false;
-	t->segs = xcalloc(phnum, sizeof(*t->segs));
+	if (t->nsegs || elf_getphdrnum(elf, &phnum) != 0)
+		return t->nsegs > 0;
+	t->segs = xcalloc(phnum ? phnum : 1, sizeof(*t->segs));
 	for (size_t i = 0; i < phnum; i++) {
 		GElf_Phdr ph;
 		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
@@ -35,19 +35,33 @@ static bool load_segments(struct elf_symtab *t, Elf *elf)
 	return t->nsegs > 0;
 }
 
-/* Reads the function symbols of the first section of type `type`. */
-static size_t load_symbols(struct elf_symtab *t, Elf *elf, Elf64_Word type)
+/* The first section of type `type` with its data, or NULL. */
+static Elf_Scn *find_section(Elf *elf, Elf64_Word type, GElf_Shdr *sh)
 {
 	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	size_t strtab_size = 0, used = 0, cap = 0;
 
 	while ((scn = elf_nextscn(elf, scn)))
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
-			break;
-	if (!scn || sh.sh_entsize == 0)
-		return 0;
-	Elf_Data *data = elf_getdata(scn, NULL);
+		if (gelf_getshdr(scn, sh) && sh->sh_type == type)
+			return sh->sh_entsize ? scn : NULL;
+	return NULL;
+}
+
+bool elf_has_section(Elf *elf, Elf64_Word type)
+{
+	GElf_Shdr sh;
+
+	return find_section(elf, type, &sh) != NULL;
+}
+
+/* Names are kept as offsets into t->strings until elf_symtab_finish, since
+ * the buffer moves as it grows. */
+size_t elf_symtab_add_symbols(struct elf_symtab *t, Elf *elf, Elf64_Word type)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_section(elf, type, &sh);
+	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
+	size_t added = 0;
+
 	if (!data)
 		return 0;
 	size_t n = sh.sh_size / sh.sh_entsize;
@@ -64,24 +78,35 @@ static size_t load_symbols(struct elf_symtab *t, Elf *elf, Elf64_Word type)
 		name = elf_strptr(elf, sh.sh_link, s.st_name);
 		if (!name || !*name)
 			continue;
-		if (t->nsyms == cap) {
-			cap = cap ? cap * 2 : 1024;
-			t->syms = xreallocarray(t->syms, cap, sizeof(*t->syms));
+		if (t->nsyms == t->symcap) {
+			t->symcap = t->symcap ? t->symcap * 2 : 1024;
+			t->syms = xreallocarray(t->syms, t->symcap, sizeof(*t->syms));
 		}
 		size_t len = strlen(name) + 1;
-		if (used + len > strtab_size) {
-			strtab_size = (strtab_size ? strtab_size * 2 : 65536) + len;
-			t->strings = xrealloc(t->strings, strtab_size);
+		if (t->strused + len > t->strcap) {
+			t->strcap = (t->strcap ? t->strcap * 2 : 65536) + len;
+			t->strings = xrealloc(t->strings, t->strcap);
 		}
-		memcpy(t->strings + used, name, len);
-		/* An offset until the string buffer stops moving. */
+		memcpy(t->strings + t->strused, name, len);
 		t->syms[t->nsyms++] = (struct elf_sym){ s.st_value, s.st_size,
-							(const char *)(uintptr_t)used };
-		used += len;
+							(const char *)(uintptr_t)t->strused };
+		t->strused += len;
+		added++;
 	}
+	return added;
+}
+
+void elf_symtab_finish(struct elf_symtab *t)
+{
 	for (size_t i = 0; i < t->nsyms; i++)
 		t->syms[i].name = t->strings + (uintptr_t)t->syms[i].name;
-	return t->nsyms;
+	if (t->nsyms)
+		qsort(t->syms, t->nsyms, sizeof(*t->syms), by_addr);
+	/* A symbol without a size (an assembler label) ends where the next
+	 * one starts. */
+	for (size_t i = 0; i < t->nsyms; i++)
+		if (t->syms[i].size == 0 && i + 1 < t->nsyms)
+			t->syms[i].size = t->syms[i + 1].addr - t->syms[i].addr;
 }
 
 bool elf_symtab_load(struct elf_symtab *t, const char *path, const uint8_t *want_id,
@@ -111,19 +136,13 @@ bool elf_symtab_load(struct elf_symtab *t, const char *path, const uint8_t *want
 			goto out;
 		}
 	}
-	if (!load_segments(t, elf)) {
+	if (!elf_symtab_add_segments(t, elf)) {
 		snprintf(why, whylen, "no loadable segments");
 		goto out;
 	}
-	if (!load_symbols(t, elf, SHT_SYMTAB))
-		load_symbols(t, elf, SHT_DYNSYM);
-	if (t->nsyms)
-		qsort(t->syms, t->nsyms, sizeof(*t->syms), by_addr);
-	/* A symbol without a size (an assembler label) ends where the next
-	 * one starts. */
-	for (size_t i = 0; i < t->nsyms; i++)
-		if (t->syms[i].size == 0 && i + 1 < t->nsyms)
-			t->syms[i].size = t->syms[i + 1].addr - t->syms[i].addr;
+	if (!elf_symtab_add_symbols(t, elf, SHT_SYMTAB))
+		elf_symtab_add_symbols(t, elf, SHT_DYNSYM);
+	elf_symtab_finish(t);
 	ok = true;
 out:
 	elf_end(elf);

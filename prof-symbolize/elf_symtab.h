@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <gelf.h>
 
 struct elf_sym {
 	uint64_t addr, size;
@@ -21,9 +22,11 @@ struct elf_seg {
 struct elf_symtab {
 	struct elf_sym *syms;
 	size_t nsyms;
+	size_t symcap;
 	struct elf_seg *segs;
 	size_t nsegs;
 	char *strings;
+	size_t strused, strcap;
 };
 
 /* Loads path.  If want_len is non-zero the file's build-id must equal
@@ -32,6 +35,17 @@ struct elf_symtab {
 bool elf_symtab_load(struct elf_symtab *t, const char *path, const uint8_t *want_id,
 		     size_t want_len, char *why, size_t whylen);
 void elf_symtab_free(struct elf_symtab *t);
+
+/* Building a table from several ELF images (a binary and its debug file or
+ * MiniDebugInfo): segments are taken from the first image that has them;
+ * function symbols of the first section of `type` are appended; finish
+ * sorts them and must be called once, before any lookup. */
+bool elf_symtab_add_segments(struct elf_symtab *t, Elf *elf);
+size_t elf_symtab_add_symbols(struct elf_symtab *t, Elf *elf, Elf64_Word type);
+void elf_symtab_finish(struct elf_symtab *t);
+
+/* Whether elf has a section of that type (SHT_SYMTAB...) with entries. */
+bool elf_has_section(Elf *elf, Elf64_Word type);
 
 /* The virtual address at file offset off, through the PT_LOAD segments. */
 bool elf_symtab_vaddr(const struct elf_symtab *t, uint64_t off, uint64_t *vaddr);

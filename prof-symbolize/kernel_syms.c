@@ -1,6 +1,10 @@
 #include "kernel_syms.h"
 
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "diag.h"
 
@@ -55,4 +59,40 @@ void kernel_syms_free(struct kernel_syms *k)
 		free(k->syms[i].module);
 	}
 	free(k->syms);
+}
+
+bool kernel_syms_load_kallsyms(struct kernel_syms *k, const char *path, char *why, size_t whylen)
+{
+	FILE *f = fopen(path, "re");
+	char line[512];
+	size_t nonzero = 0;
+
+	if (!f) {
+		snprintf(why, whylen, "%m");
+		return false;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		uint64_t addr;
+		char type, name[256], module[128] = "";
+		if (sscanf(line, "%" SCNx64 " %c %255s [%127[^]]]", &addr, &type, name, module) < 3)
+			continue;
+		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+			continue;
+		nonzero += addr != 0;
+		struct cap_ksym rec = { addr, addr, { name, (uint16_t)strlen(name) },
+					{ module, (uint16_t)strlen(module) } };
+		kernel_syms_add(k, &rec);
+	}
+	fclose(f);
+	if (!nonzero) {
+		snprintf(why, whylen, "no symbol addresses (hidden by kptr_restrict to non-root?)");
+		kernel_syms_free(k);
+		memset(k, 0, sizeof(*k));
+		return false;
+	}
+	/* kallsyms gives no sizes: a symbol ends where the next one starts. */
+	kernel_syms_find(k, 0);
+	for (size_t i = 0; i < k->n; i++)
+		k->syms[i].end = i + 1 < k->n ? k->syms[i + 1].start : k->syms[i].start + 4096;
+	return true;
 }

@@ -25,4 +25,8 @@ void kernel_syms_add(struct kernel_syms *k, const struct cap_ksym *rec);
 const struct kernel_sym *kernel_syms_find(struct kernel_syms *k, uint64_t addr);
 void kernel_syms_free(struct kernel_syms *k);
 
+/* Loads a kallsyms file (/proc/kallsyms or a copy): its text symbols, each
+ * ending where the next begins.  False with a reason in why. */
+bool kernel_syms_load_kallsyms(struct kernel_syms *k, const char *path, char *why, size_t whylen);
+
 #endif

@@ -17,10 +17,19 @@ static const char usage[] =
 	"Symbolize a capture written by prof-sample (stdin if CAPTURE is absent or -)\n"
 	"into perf-script-style frames.\n"
 	"\n"
-	"  -o, --output FILE   write to FILE instead of stdout\n"
-	"  -v, --verbose       report frame and loss totals on stderr\n"
-	"  -h, --help          show this help and exit\n"
-	"  -V, --version       show the version and exit\n"
+	"  -o, --output FILE      write to FILE instead of stdout\n"
+	"  -i, --inline           add the inlined functions of each frame (DWARF)\n"
+	"  -l, --lines            add each frame's source file and line (DWARF)\n"
+	"      --no-demangle      print C++ and Rust symbols as they are mangled\n"
+	"      --sysroot DIR      look for the capture's files under DIR\n"
+	"      --debug-dir DIR    look for separate debug files under DIR too\n"
+	"                         (DIR/.build-id/xx/yyyy.debug, DIR/PATH/debuglink)\n"
+	"      --kallsyms FILE    kernel symbols of the capture's host, for kernel\n"
+	"                         addresses the capture does not name\n"
+	"      --no-debuginfod    do not ask debuginfod servers (DEBUGINFOD_URLS)\n"
+	"  -v, --verbose          report frame and loss totals on stderr\n"
+	"  -h, --help             show this help and exit\n"
+	"  -V, --version          show the version and exit\n"
 	"\n"
 	"Exit status: 0 success, 1 the capture was truncated or corrupt (everything\n"
 	"before the damage was symbolized), 2 usage error or not a capture.\n";
@@ -28,12 +37,22 @@ static const char usage[] =
 struct options {
 	const char *input, *output;
 	bool verbose;
+	struct symbolize_opts sym;
 };
+
+enum { OPT_NO_DEMANGLE = 256, OPT_SYSROOT, OPT_DEBUG_DIR, OPT_KALLSYMS, OPT_NO_DEBUGINFOD };
 
 static void parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "inline", no_argument, NULL, 'i' },
+		{ "lines", no_argument, NULL, 'l' },
+		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
+		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+		{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -42,10 +61,33 @@ static void parse_options(int argc, char **argv, struct options *o)
 	int c;
 
 	*o = (struct options){ 0 };
-	while ((c = getopt_long(argc, argv, "o:vhV", longopts, NULL)) != -1) {
+	o->sym.demangle = o->sym.debuginfod = true;
+	o->sym.debug_dirs = xcalloc((size_t)argc, sizeof(char *));
+	while ((c = getopt_long(argc, argv, "o:ilvhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
+			break;
+		case 'i':
+			o->sym.inline_frames = true;
+			break;
+		case 'l':
+			o->sym.lines = true;
+			break;
+		case OPT_NO_DEMANGLE:
+			o->sym.demangle = false;
+			break;
+		case OPT_SYSROOT:
+			o->sym.sysroot = optarg;
+			break;
+		case OPT_DEBUG_DIR:
+			o->sym.debug_dirs[o->sym.ndebug_dirs++] = optarg;
+			break;
+		case OPT_KALLSYMS:
+			o->sym.kallsyms = optarg;
+			break;
+		case OPT_NO_DEBUGINFOD:
+			o->sym.debuginfod = false;
 			break;
 		case 'v':
 			o->verbose = true;
@@ -98,7 +140,8 @@ int main(int argc, char **argv)
 		errx(EXIT_USAGE, "%s: %s", name, r.error);
 	out = output_open(opt.output, false);
 
-	symbolizer_init(&s, out);
+	if (!symbolizer_init(&s, out, &opt.sym))
+		exit(EXIT_USAGE);
 	while ((st = capr_next(&r, &rec)) == CAPR_OK)
 		symbolizer_record(&s, &rec);
 	if (st != CAPR_EOF) {
@@ -113,6 +156,7 @@ int main(int argc, char **argv)
 	report(&s, opt.verbose);
 
 	symbolizer_free(&s);
+	free(opt.sym.debug_dirs);
 	capr_free(&r);
 	if (in != stdin)
 		fclose(in);

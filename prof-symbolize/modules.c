@@ -1,35 +1,240 @@
 #include "modules.h"
 
+#include <dwarf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
 
+#include "build_id.h"
 #include "diag.h"
+#include "dwarf_frames.h"
+
+#define DELETED " (deleted)"
 
 void modules_init(struct modules *m)
 {
+	memset(m, 0, sizeof(*m));
 	m->byid = htab_new();
-	m->failed = 0;
+}
+
+static void module_free(struct module *mod)
+{
+	elf_symtab_free(&mod->symtab);
+	dwarf_frames_free(mod->frames);
+	if (mod->dw)
+		dwarf_end(mod->dw);
+	elf_file_close(&mod->dwfile);
+	free(mod->path);
+	free(mod->name);
+	free(mod);
 }
 
 void modules_free(struct modules *m)
 {
 	struct htab_entry *e = htab_entries(m->byid);
 
-	for (size_t i = 0; i < htab_count(m->byid); i++) {
-		struct module *mod = e[i].val.p;
-		elf_symtab_free(&mod->symtab);
-		free(mod->path);
-		free(mod);
-	}
+	for (size_t i = 0; i < htab_count(m->byid); i++)
+		module_free(e[i].val.p);
 	htab_free(m->byid);
+	debug_search_free(&m->ds);
 }
 
-static bool is_special(const char *path)
+static bool has_suffix(const char *s, const char *suffix)
 {
-	return path[0] != '/';
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-struct module *modules_get(struct modules *m, const struct cap_map *map)
+/* Opens the mapped file: under the sysroot; else, on the capture's host,
+ * the very file the process mapped (map_files, which reaches deleted
+ * files) and the file in the process's root (containers); then the path.
+ * A file with another build-id is skipped; the most telling reason for a
+ * failure is kept. */
+static bool open_binary(struct modules *m, const struct cap_map *map, uint32_t pid,
+			const char *path, bool deleted, struct elf_file *f, char *why,
+			size_t whylen)
+{
+	char cand[4][PATH_MAX + 64], r[256];
+	int n = 0;
+	bool mismatch = false;
+
+	if (m->sysroot) {
+		snprintf(cand[n++], sizeof(cand[0]), "%s%s", m->sysroot, path);
+	} else {
+		if (m->live && pid && deleted)
+			snprintf(cand[n++], sizeof(cand[0]), "/proc/%" PRIu32 "/map_files/%" PRIx64 "-%" PRIx64,
+				 pid, map->start, map->end);
+		if (m->live && pid)
+			snprintf(cand[n++], sizeof(cand[0]), "/proc/%" PRIu32 "/root%s", pid, path);
+		snprintf(cand[n++], sizeof(cand[0]), "%s", path);
+	}
+	snprintf(why, whylen, "No such file or directory");
+	for (int i = 0; i < n; i++) {
+		bool last = i == n - 1;
+		errno = 0;
+		if (elf_file_open(f, cand[i], map->build_id, map->build_id_len, r, sizeof(r)))
+			return true;
+		/* Through /proc, a vanished process is not worth reporting. */
+		if (strstr(r, "build-id") || (!mismatch && (last || m->sysroot))) {
+			snprintf(why, whylen, "%s", r);
+			mismatch = mismatch || strstr(r, "build-id");
+		}
+	}
+	return false;
+}
+
+/* This host's vdso, for captures taken on this boot: every process maps
+ * the same image. */
+static bool open_vdso(struct modules *m, const struct cap_map *map, struct elf_file *f, void **image,
+		      char *why, size_t whylen)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	FILE *maps;
+	char line[256];
+	size_t size = 0;
+
+	*image = NULL;
+	if (!m->live || !base) {
+		snprintf(why, whylen, "not taken on this host since its last boot");
+		return false;
+	}
+	if ((maps = fopen("/proc/self/maps", "r"))) {
+		while (fgets(line, sizeof(line), maps)) {
+			unsigned long lo, hi;
+			if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo == base)
+				size = hi - lo;
+		}
+		fclose(maps);
+	}
+	if (!size) {
+		snprintf(why, whylen, "this process has no vdso mapping");
+		return false;
+	}
+	*image = xmalloc(size);
+	memcpy(*image, (const void *)base, size);
+	*f = (struct elf_file){ .fd = -1, .elf = elf_memory(*image, size) };
+	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
+		snprintf(why, whylen, "not an ELF image");
+		return false;
+	}
+	if (map->build_id_len) {
+		uint8_t id[BUILD_ID_MAX];
+		size_t len = elf_build_id(f->elf, id);
+		if (len != map->build_id_len || memcmp(id, map->build_id, len) != 0) {
+			snprintf(why, whylen, "build-id differs from the capture's");
+			return false;
+		}
+	}
+	f->path = xstrdup("[vdso]");
+	return true;
+}
+
+static bool has_dwarf(Elf *elf)
+{
+	GElf_Shdr sh;
+
+	return elf && elf_section_named(elf, ".debug_info", &sh) != NULL;
+}
+
+/* Keeps f open as the module's DWARF source. */
+static void adopt_dwarf(struct module *mod, struct elf_file *f)
+{
+	mod->dw = dwarf_begin_elf(f->elf, DWARF_C_READ, NULL);
+	if (!mod->dw)
+		return;
+	mod->frames = dwarf_frames_new(mod->dw);
+	/* The image is mapped: the descriptor can go, so a capture of many
+	 * processes does not run out of them. */
+	if (f->fd >= 0 && elf_cntl(f->elf, ELF_C_FDREAD) == 0 && elf_cntl(f->elf, ELF_C_FDDONE) == 0) {
+		close(f->fd);
+		f->fd = -1;
+	}
+	mod->dwfile = *f;
+	*f = (struct elf_file){ .fd = -1 };
+}
+
+/* The symbol table from the best source; DWARF from the first file that
+ * has it. */
+static void load_symbols(struct modules *m, struct module *mod, struct elf_file *bin,
+			 const struct cap_map *map)
+{
+	struct elf_file dbg = { .fd = -1 };
+	struct elf_symtab *t = &mod->symtab;
+	bool bin_symtab = bin->elf && elf_has_section(bin->elf, SHT_SYMTAB);
+	bool need_dwarf = m->want_dwarf && !has_dwarf(bin->elf);
+
+	if (!bin_symtab || need_dwarf)
+		debug_find(&m->ds, bin->elf, bin->path, mod->path, map->build_id, map->build_id_len,
+			   &dbg);
+	if (bin->elf)
+		elf_symtab_add_segments(t, bin->elf);
+	if (dbg.elf)
+		elf_symtab_add_segments(t, dbg.elf); /* only if the binary had none */
+	if (dbg.elf && elf_has_section(dbg.elf, SHT_SYMTAB)) {
+		elf_symtab_add_symbols(t, dbg.elf, SHT_SYMTAB);
+	} else if (bin_symtab) {
+		elf_symtab_add_symbols(t, bin->elf, SHT_SYMTAB);
+	} else if (bin->elf) {
+		void *image;
+		Elf *mini = minidebuginfo_open(bin->elf, &image);
+		elf_symtab_add_symbols(t, bin->elf, SHT_DYNSYM);
+		if (mini) {
+			elf_symtab_add_symbols(t, mini, SHT_SYMTAB);
+			elf_end(mini);
+			free(image);
+		}
+	}
+	elf_symtab_finish(t);
+	if (m->want_dwarf) {
+		if (has_dwarf(bin->elf) && bin->fd >= 0)
+			adopt_dwarf(mod, bin);
+		else if (has_dwarf(dbg.elf))
+			adopt_dwarf(mod, &dbg);
+	}
+	elf_file_close(&dbg);
+}
+
+static void load(struct modules *m, struct module *mod, const struct cap_map *map, uint32_t pid)
+{
+	struct elf_file bin = { .fd = -1 };
+	char *path = xstrdup(mod->path), why[300];
+	bool deleted = has_suffix(path, DELETED), found;
+	void *image = NULL;
+
+	if (deleted)
+		path[strlen(path) - strlen(DELETED)] = '\0';
+	if (strcmp(path, "[vdso]") == 0)
+		found = open_vdso(m, map, &bin, &image, why, sizeof(why));
+	else if (path[0] != '/')
+		goto out; /* an anonymous or special mapping: nothing to read */
+	else
+		found = open_binary(m, map, pid, path, deleted, &bin, why, sizeof(why));
+	if (!found)
+		elf_file_close(&bin);
+	/* Without the file, its debug file (found by build-id) still has
+	 * the symbols and segments. */
+	if (found || map->build_id_len)
+		load_symbols(m, mod, &bin, map);
+	mod->loaded = mod->symtab.nsegs > 0;
+	if (!mod->loaded) {
+		if (found)
+			snprintf(why, sizeof(why), "no loadable segments");
+		m->failed++;
+		warnx("%s: %s; its frames stay unresolved", mod->path, why);
+	}
+	elf_file_close(&bin);
+out:
+	free(image);
+	free(path);
+}
+
+struct module *modules_get(struct modules *m, const struct cap_map *map, uint32_t pid)
 {
 	/* The key is the build-id, with the path appended so two files
 	 * without build-ids stay apart; a leading byte separates the two. */
@@ -38,7 +243,7 @@ struct module *modules_get(struct modules *m, const struct cap_map *map)
 	bool created;
 	struct htab_entry *e;
 	struct module *mod;
-	char why[256];
+	const char *base;
 
 	key[0] = (char)map->build_id_len;
 	memcpy(key + 1, map->build_id, map->build_id_len);
@@ -50,14 +255,43 @@ struct module *modules_get(struct modules *m, const struct cap_map *map)
 
 	mod = xcalloc(1, sizeof(*mod));
 	e->val.p = mod;
+	mod->dwfile.fd = -1;
 	mod->path = xstrndup(map->path.s, plen);
-	if (is_special(mod->path))
-		return mod;
-	mod->loaded = elf_symtab_load(&mod->symtab, mod->path, map->build_id, map->build_id_len,
-				      why, sizeof(why));
-	if (!mod->loaded) {
-		m->failed++;
-		warnx("%s: %s; its frames stay unresolved", mod->path, why);
-	}
+	base = strrchr(mod->path, '/');
+	mod->name = xstrdup(base && base[1] ? base + 1 : mod->path);
+	if (has_suffix(mod->name, DELETED))
+		mod->name[strlen(mod->name) - strlen(DELETED)] = '\0';
+	load(m, mod, map, pid);
 	return mod;
+}
+
+size_t module_resolve(struct module *mod, uint64_t off, uint64_t back, bool want_inline,
+		      bool want_lines, struct resolved *out)
+{
+	struct dwarf_frame df[MAX_INLINE];
+	const struct elf_sym *sym = NULL;
+	uint64_t vaddr = 0;
+	size_t nd = 0, n = 0;
+
+	out[0] = (struct resolved){ 0 };
+	if (!mod->loaded || !elf_symtab_vaddr(&mod->symtab, off, &vaddr))
+		return 1;
+	sym = elf_symtab_find(&mod->symtab, vaddr);
+	if (mod->dw && (want_inline || want_lines))
+		nd = dwarf_frames(mod->frames, vaddr, df, MAX_INLINE);
+	if (!sym)
+		return 1;
+	/* Inlined frames share the offset of the function they were
+	 * inlined into, as perf prints them. */
+	if (want_inline)
+		for (; n + 1 < nd && n + 1 < MAX_INLINE; n++)
+			out[n] = (struct resolved){ df[n].name, vaddr + back - sym->addr,
+						    want_lines ? df[n].file : NULL, df[n].line, true };
+	out[n] = (struct resolved){ sym->name, vaddr + back - sym->addr, NULL, 0, false };
+	if (want_lines && nd) {
+		/* Without inlined frames, the line is the address's own. */
+		out[n].file = want_inline ? df[nd - 1].file : df[0].file;
+		out[n].line = want_inline ? df[nd - 1].line : df[0].line;
+	}
+	return n + 1;
 }

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "demangle.h"
+#include "perf_map.h"
 #include "diag.h"
 
 struct stack {
@@ -29,6 +31,7 @@ struct proc {
 	struct jsym *jsyms;
 	size_t njsyms, jcap;
 	uint32_t generation; /* bumped by every MAP and JSYM, to invalidate cached text */
+	bool perf_map_tried; /* /tmp/perf-PID.map read (live captures only) */
 };
 
 /* A growable string for formatted frames. */
@@ -64,23 +67,69 @@ __attribute__((format(printf, 2, 3))) static void buf_printf(struct buf *b, cons
  * in one would break the line format, so control bytes become '?'. */
 static void buf_clean(struct buf *b, const char *s, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		char c = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
-		buf_add(b, &c, 1);
-	}
+	size_t start = b->len;
+
+	buf_add(b, s, n);
+	for (size_t i = start; i < b->len; i++)
+		if ((unsigned char)b->p[i] < 0x20 || b->p[i] == 0x7f)
+			b->p[i] = '?';
 }
 
-void symbolizer_init(struct symbolizer *s, FILE *out)
+/* v in lowercase hex, right-aligned in `width` characters (0: no
+ * padding): frame lines are written by the million, printf is too slow. */
+static void buf_hex(struct buf *b, uint64_t v, int width)
 {
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[sizeof(tmp) - 1 - n++] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	while (n < width)
+		tmp[sizeof(tmp) - 1 - n++] = ' ';
+	buf_add(b, tmp + sizeof(tmp) - n, (size_t)n);
+}
+
+bool symbolizer_init(struct symbolizer *s, FILE *out, const struct symbolize_opts *opt)
+{
+	char why[256];
+	size_t n = opt->ndebug_dirs;
+
 	memset(s, 0, sizeof(*s));
 	s->out = out;
+	s->opt = *opt;
+	setvbuf(out, NULL, _IOFBF, 1 << 16);
+	if (opt->kallsyms) {
+		if (!kernel_syms_load_kallsyms(&s->kallsyms, opt->kallsyms, why, sizeof(why))) {
+			warnx("%s: %s", opt->kallsyms, why);
+			return false;
+		}
+		s->kallsyms_state = 1;
+	}
+	/* The debug directories: --debug-dir ones first, then the system's
+	 * (the sysroot's, offline). */
+	s->debug_dirs = xcalloc(n + 1, sizeof(*s->debug_dirs));
+	memcpy(s->debug_dirs, opt->debug_dirs, n * sizeof(*s->debug_dirs));
+	if (opt->sysroot) {
+		s->sysroot_debug = xmalloc(strlen(opt->sysroot) + sizeof("/usr/lib/debug"));
+		strcat(strcpy(s->sysroot_debug, opt->sysroot), "/usr/lib/debug");
+		s->debug_dirs[n++] = s->sysroot_debug;
+	} else {
+		s->debug_dirs[n++] = "/usr/lib/debug";
+	}
 	modules_init(&s->modules);
+	s->modules.sysroot = opt->sysroot;
+	s->modules.want_dwarf = opt->inline_frames || opt->lines;
+	s->modules.ds = (struct debug_search){ s->debug_dirs, n, opt->sysroot, opt->debuginfod, NULL,
+					       false };
 	s->stacks = htab_new();
 	s->threads = htab_new();
 	s->procs = htab_new();
 	s->text = htab_new();
 	strcpy(s->event, "cpu-clock");
 	fputs("# prof-symbolize frames v1\n", out);
+	return true;
 }
 
 static void free_values(struct htab *h, void (*fn)(void *))
@@ -108,7 +157,11 @@ static void free_proc(void *p)
 void symbolizer_free(struct symbolizer *s)
 {
 	kernel_syms_free(&s->ksyms);
+	kernel_syms_free(&s->kallsyms);
 	modules_free(&s->modules);
+	free(s->debug_dirs);
+	free(s->sysroot_debug);
+	free(s->scratch);
 	free_values(s->stacks, free);
 	free_values(s->threads, free);
 	free_values(s->procs, free_proc);
@@ -160,6 +213,29 @@ static void add_jsym(struct symbolizer *s, const struct cap_jsym *j)
 	p->generation++;
 }
 
+static void add_live_jsym(void *ctx, uint64_t start, uint64_t size, const char *name, size_t len)
+{
+	struct proc *p = ctx;
+
+	if (p->njsyms == p->jcap) {
+		p->jcap = p->jcap ? p->jcap * 2 : 64;
+		p->jsyms = xreallocarray(p->jsyms, p->jcap, sizeof(*p->jsyms));
+	}
+	p->jsyms[p->njsyms++] = (struct jsym){ start, size, xstrndup(name, len) };
+}
+
+/* A capture without JIT symbols for a process still alive on this host:
+ * its perf map, read once. */
+static void load_live_perf_map(struct symbolizer *s, uint32_t pid, struct proc *p)
+{
+	if (!p || p->njsyms || p->perf_map_tried || !s->live || s->opt.sysroot || !pid)
+		return;
+	p->perf_map_tried = true;
+	if (perf_map_load(NULL, pid, add_live_jsym, p) == PERF_MAP_REFUSED)
+		warnx("/tmp/perf-%" PRIu32 ".map: not owned by the process's user or root; ignored",
+		      pid);
+}
+
 /* JITs reuse code memory: the latest symbol covering an address wins. */
 static const struct jsym *find_jsym(const struct proc *p, uint64_t ip)
 {
@@ -203,36 +279,82 @@ static const struct stack *find_stack(struct symbolizer *s, uint32_t id)
 	return e ? e->val.p : NULL;
 }
 
-static void frame_line(struct symbolizer *s, struct buf *b, uint64_t ip, const char *sym,
-		       size_t symlen, uint64_t off, const char *dso)
+/* One frame line: `\tADDR SYMBOL+0xOFF (DSO)`, perf script's form.  An
+ * unresolved frame in a known module is MODULE+0xFILEOFFSET; inlined
+ * frames end in " (inlined)" instead of the dso, and --lines adds perf's
+ * "\n  FILE:LINE" after the symbol and dso. */
+static void frame_line(struct symbolizer *s, struct buf *b, uint64_t ip, const struct resolved *r,
+		       const char *module, uint64_t fileoff, const char *dso)
 {
 	s->frames++;
-	buf_printf(b, "\t%16" PRIx64 " ", ip);
-	if (sym) {
-		buf_clean(b, sym, symlen);
-		buf_printf(b, "+0x%" PRIx64, off);
+	buf_add(b, "\t", 1);
+	buf_hex(b, ip, 16);
+	buf_add(b, " ", 1);
+	if (r && r->name) {
+		char *d = s->opt.demangle ? demangle(r->name) : NULL;
+		buf_clean(b, d ? d : r->name, strlen(d ? d : r->name));
+		free(d);
+		buf_add(b, "+0x", 3);
+		buf_hex(b, r->off, 0);
+	} else if (module) {
+		s->unresolved++;
+		buf_clean(b, module, strlen(module));
+		buf_add(b, "+0x", 3);
+		buf_hex(b, fileoff, 0);
 	} else {
 		s->unresolved++;
 		buf_add(b, "[unknown]", 9);
 	}
-	buf_add(b, " (", 2);
-	buf_clean(b, dso, strlen(dso));
-	buf_add(b, ")\n", 2);
+	if (!r || !r->inlined) {
+		buf_add(b, " (", 2);
+		buf_clean(b, dso, strlen(dso));
+		buf_add(b, ")", 1);
+	}
+	if (s->opt.lines && r && r->name) {
+		if (r->file) {
+			buf_add(b, "\n  ", 3);
+			buf_clean(b, r->file, strlen(r->file));
+			buf_printf(b, ":%d", r->line);
+		} else {
+			buf_add(b, "\n  ??:0", 7);
+		}
+	}
+	if (r && r->inlined)
+		buf_add(b, " (inlined)", 10);
+	buf_add(b, "\n", 1);
+}
+
+/* The kernel symbol at addr: from the capture, else from kallsyms (the
+ * --kallsyms file, or this host's when the capture was taken on it). */
+static const struct kernel_sym *kernel_sym(struct symbolizer *s, uint64_t addr)
+{
+	const struct kernel_sym *k = kernel_syms_find(&s->ksyms, addr);
+	char why[256];
+
+	if (k)
+		return k;
+	if (s->kallsyms_state == 0) {
+		s->kallsyms_state = -1;
+		if (s->live && !s->opt.sysroot &&
+		    kernel_syms_load_kallsyms(&s->kallsyms, "/proc/kallsyms", why, sizeof(why)))
+			s->kallsyms_state = 1;
+	}
+	return s->kallsyms_state > 0 ? kernel_syms_find(&s->kallsyms, addr) : NULL;
 }
 
 static void kernel_frames(struct symbolizer *s, struct buf *b, const struct stack *st)
 {
 	for (uint32_t i = 0; i < st->nr; i++) {
 		uint64_t ip = st->ip[i];
-		const struct kernel_sym *k = kernel_syms_find(&s->ksyms, i ? ip - 1 : ip);
+		const struct kernel_sym *k = kernel_sym(s, i ? ip - 1 : ip);
+		struct resolved r = { k ? k->name : NULL, k ? ip - k->start : 0, NULL, 0, false };
 		char dso[80];
 
 		if (k && k->module[0])
 			snprintf(dso, sizeof(dso), "[%s]", k->module);
 		else
 			strcpy(dso, "[kernel.kallsyms]");
-		frame_line(s, b, ip, k ? k->name : NULL, k ? strlen(k->name) : 0,
-			   k ? ip - k->start : 0, dso);
+		frame_line(s, b, ip, &r, NULL, 0, dso);
 	}
 }
 
@@ -249,40 +371,45 @@ static struct pmap *find_map(struct proc *p, uint64_t ip)
 static void user_frames(struct symbolizer *s, struct buf *b, uint32_t pid, struct proc *p,
 			const struct stack *st)
 {
+	struct resolved r[MAX_INLINE];
+
 	for (uint32_t i = 0; i < st->nr; i++) {
-		uint64_t ip = st->ip[i], vaddr;
+		uint64_t ip = st->ip[i], off;
 		/* Return addresses point after the call, possibly into the
 		 * next function: look them up one byte earlier. */
 		uint64_t at = i ? ip - 1 : ip;
 		struct pmap *m = find_map(p, at);
-		const struct elf_sym *sym = NULL;
 		const struct jsym *j;
+		size_t n;
 
 		if (!m || m->rec.path.s[0] != '/') {
 			/* Not file-backed: JIT code, if the process said so. */
+			load_live_perf_map(s, pid, p);
 			if ((j = find_jsym(p, at))) {
 				char dso[64];
+				struct resolved jr = { j->name, ip - j->start, NULL, 0, false };
 				snprintf(dso, sizeof(dso), "/tmp/perf-%" PRIu32 ".map", pid);
-				frame_line(s, b, ip, j->name, strlen(j->name), ip - j->start, dso);
+				frame_line(s, b, ip, &jr, NULL, 0, dso);
 				continue;
 			}
 			if (!m) {
-				frame_line(s, b, ip, NULL, 0, 0, "[unknown]");
+				frame_line(s, b, ip, NULL, NULL, 0, "[unknown]");
 				continue;
 			}
 		}
 		if (!m->mod)
-			m->mod = modules_get(&s->modules, &m->rec);
-		if (m->mod->loaded &&
-		    elf_symtab_vaddr(&m->mod->symtab, at - m->start + m->pgoff, &vaddr))
-			sym = elf_symtab_find(&m->mod->symtab, vaddr);
-		frame_line(s, b, ip, sym ? sym->name : NULL, sym ? strlen(sym->name) : 0,
-			   sym ? vaddr + (ip - at) - sym->addr : 0, m->rec.path.s);
+			m->mod = modules_get(&s->modules, &m->rec, pid);
+		off = at - m->start + m->pgoff;
+		n = module_resolve(m->mod, off, ip - at, s->opt.inline_frames, s->opt.lines, r);
+		for (size_t k = 0; k < n; k++)
+			frame_line(s, b, ip, &r[k], m->mod->name[0] ? m->mod->name : NULL,
+				   off + (ip - at), m->rec.path.s);
 	}
 }
 
-/* The formatted frames of a stack, cached: the same stacks come back in
- * every drain interval. */
+/* The formatted frames of a stack, valid until the next call.  They are
+ * cached from the second use on: the same stacks come back in every drain
+ * interval, while many stacks are seen only once. */
 static const char *stack_text(struct symbolizer *s, uint32_t pid, uint32_t id, bool kernel)
 {
 	struct proc *p = kernel ? NULL : get_proc(s, pid);
@@ -290,21 +417,33 @@ static const char *stack_text(struct symbolizer *s, uint32_t pid, uint32_t id, b
 	bool created;
 	struct htab_entry *e;
 	const struct stack *st;
-	struct buf b = { 0 };
+	struct buf b = { s->scratch, 0, s->scratch_cap };
 
 	if (!id)
 		return "";
 	e = htab_upsert(s->text, key, sizeof(key), &created);
-	if (!created)
+	if (!created && e->val.p)
 		return e->val.p;
+	uint64_t frames = s->frames, unresolved = s->unresolved;
 	st = find_stack(s, id);
-	if (!st)
+	if (!st && created)
 		warnx("sample refers to undefined stack %u", id);
+	else if (!st)
+		;
 	else if (kernel)
 		kernel_frames(s, &b, st);
 	else
 		user_frames(s, &b, pid, p, st);
-	e->val.p = b.p ? b.p : xstrdup("");
+	buf_add(&b, "", 0);
+	s->scratch = b.p;
+	s->scratch_cap = b.cap;
+	if (created)
+		return b.p;
+	/* Counted at the first formatting already. */
+	s->frames = frames;
+	s->unresolved = unresolved;
+	e->val.p = xmalloc(b.len + 1);
+	memcpy(e->val.p, b.p, b.len + 1);
 	return e->val.p;
 }
 
@@ -314,6 +453,11 @@ static void write_sample(struct symbolizer *s, const struct cap_sample *smp)
 	struct buf line = { 0 };
 	const char *comm = t ? t->val.p : "[unknown]";
 
+	/* Output is block-buffered (64 KiB) for speed, and flushed at each
+	 * new drain interval so a live pipeline sees every interval at once. */
+	if (s->samples && smp->time_ns != s->last_time)
+		fflush(s->out);
+	s->last_time = smp->time_ns;
 	buf_clean(&line, comm, strlen(comm));
 	fprintf(s->out, "%s %" PRIu32 "/%" PRIu32 " %" PRIu64 ".%06" PRIu64 ": %" PRIu64 " %s:\n",
 		line.p, smp->pid, smp->tid, smp->time_ns / 1000000000u,
@@ -325,11 +469,28 @@ static void write_sample(struct symbolizer *s, const struct cap_sample *smp)
 	s->samples += smp->count;
 }
 
+/* Whether boot_id is this host's current boot. */
+static bool same_boot(const char *boot_id, size_t len)
+{
+	char here[64] = "";
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+
+	if (f) {
+		if (!fgets(here, sizeof(here), f))
+			here[0] = '\0';
+		fclose(f);
+	}
+	here[strcspn(here, "\n")] = '\0';
+	return strlen(here) == len && memcmp(here, boot_id, len) == 0;
+}
+
 static void set_info(struct symbolizer *s, const struct cap_info *in)
 {
 	struct buf b = { 0 };
 
 	s->have_info = true;
+	s->live = in->boot_id.len && same_boot(in->boot_id.s, in->boot_id.len);
+	s->modules.live = s->live;
 	buf_clean(&b, in->event.s, in->event.len < 60 ? in->event.len : 60);
 	if (b.p && strcspn(b.p, " :") == b.len)
 		strcpy(s->event, b.p);
@@ -377,6 +538,9 @@ void symbolizer_finish(struct symbolizer *s)
 {
 	fprintf(s->out, "# samples %" PRIu64 ", frames %" PRIu64 ", unresolved frames %" PRIu64 "\n",
 		s->samples, s->frames, s->unresolved);
+	if (s->have_end)
+		fprintf(s->out, "# capture: taken %" PRIu64 ", written %" PRIu64 ", lost %" PRIu64 "\n",
+			s->end.taken, s->end.samples, s->end.lost);
 	for (uint32_t c = 1; c < CAP_LOSS_MAX; c++)
 		if (s->lost[c])
 			fprintf(s->out, "# lost %s %" PRIu64 "\n", cap_loss_name(c), s->lost[c]);

@@ -14,9 +14,27 @@
 #include "kernel_syms.h"
 #include "modules.h"
 
+struct symbolize_opts {
+	const char *sysroot;	   /* --sysroot: where the capture's files are */
+	const char *kallsyms;	   /* --kallsyms: the capture host's kallsyms */
+	const char **debug_dirs;   /* --debug-dir, in order, before the default */
+	size_t ndebug_dirs;
+	bool inline_frames, lines; /* --inline, --lines */
+	bool demangle;		   /* false with --no-demangle */
+	bool debuginfod;	   /* ask debuginfod when DEBUGINFOD_URLS is set */
+};
+
 struct symbolizer {
 	FILE *out;
+	struct symbolize_opts opt;
+	const char **debug_dirs; /* opt's, then the default one */
+	char *sysroot_debug;
+	char *scratch; /* reused while formatting a stack */
+	size_t scratch_cap;
 	struct kernel_syms ksyms;
+	struct kernel_syms kallsyms; /* fallback for addresses no KSYM covers */
+	int kallsyms_state;	     /* 0 not tried, 1 loaded, -1 unavailable */
+	bool live;		     /* the capture's boot id is this host's */
 	struct modules modules;
 	struct htab *stacks;  /* stack id -> struct stack */
 	struct htab *threads; /* tid -> comm */
@@ -26,10 +44,12 @@ struct symbolizer {
 	bool have_info, have_end;
 	struct cap_end end;
 	uint64_t samples, frames, unresolved;
+	uint64_t last_time; /* time_ns of the last SAMPLE, to flush per interval */
 	uint64_t lost[CAP_LOSS_MAX];
 };
 
-void symbolizer_init(struct symbolizer *s, FILE *out);
+/* Returns false (with a message printed) if opt->kallsyms is unreadable. */
+bool symbolizer_init(struct symbolizer *s, FILE *out, const struct symbolize_opts *opt);
 void symbolizer_free(struct symbolizer *s);
 
 /* Handles one record; SAMPLE records produce output. */

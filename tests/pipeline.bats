@@ -39,7 +39,7 @@ check_svg() {
 
 @test "live pipeline: prof-sample -p | prof-symbolize | prof-fold | prof-svg" {
 	require_root
-	start_workload chain 6
+	start_workload chain 8
 	prof-sample -d 3 -p "$WORKLOAD_PID" | prof-symbolize | prof-fold > "$TMP/out.folded"
 	check_folded "$TMP/out.folded"
 	prof-svg "$TMP/out.folded" > "$TMP/out.svg"

@@ -1,0 +1,162 @@
+#!/usr/bin/env bats
+# Where prof-symbolize finds the sampled files and kernel symbols: deleted
+# binaries, containers (/proc/PID/root), the vdso, --sysroot, and the
+# kernel's symbols from the capture, this host's kallsyms (same boot only)
+# or --kallsyms.
+
+load helpers
+
+SRC="$BATS_TEST_DIRNAME/fixtures/symbolize/inlines.c"
+
+setup() {
+	TMP=$(mktemp -d)
+	# Hermetic: no debuginfod server a login shell may have configured.
+	unset DEBUGINFOD_URLS
+}
+
+teardown() {
+	[ -z "${MAPFILE:-}" ] || rm -f "$MAPFILE"
+	stop_workload
+	if [ -n "${NSPID:-}" ]; then
+		kill "$NSPID" 2>/dev/null || true
+		wait "$NSPID" 2>/dev/null || true
+	fi
+	rm -rf "$TMP"
+}
+
+@test "a binary deleted while running resolves while it lives, then keeps module+offset" {
+	require_root
+	cp "$PROF_WORKLOADS/chain" "$TMP/chain"
+	"$TMP/chain" 4 &
+	WORKLOAD_PID=$!
+	sleep 0.2
+	rm "$TMP/chain"
+	prof-sample -d 1.5 -p "$WORKLOAD_PID" > "$TMP/cap.prof"
+	# Alive: the file is still reachable through /proc/PID/map_files.
+	prof-symbolize "$TMP/cap.prof" > "$TMP/live.txt"
+	grep -qE "^	 +[0-9a-f]+ burn_cpu\+0x[0-9a-f]+ \($TMP/chain \(deleted\)\)$" "$TMP/live.txt"
+	wait "$WORKLOAD_PID"
+	WORKLOAD_PID=
+	run prof-symbolize -o "$TMP/dead.txt" "$TMP/cap.prof"
+	[ "$status" -eq 0 ]
+	[ "$output" = "prof-symbolize: $TMP/chain (deleted): No such file or directory; its frames stay unresolved" ]
+	! grep -q ' burn_cpu+' "$TMP/dead.txt"
+	grep -qE "^	 +[0-9a-f]+ chain\+0x[0-9a-f]+ \($TMP/chain \(deleted\)\)$" "$TMP/dead.txt"
+}
+
+@test "a process in another mount namespace resolves through /proc/PID/root" {
+	require_root
+	command -v unshare > /dev/null || skip "needs unshare"
+	mkdir "$TMP/ns"
+	# The binary exists only inside the process's private tmpfs.
+	unshare -m sh -c "mount -t tmpfs none '$TMP/ns' && cp '$PROF_WORKLOADS/chain' '$TMP/ns/chain' && exec '$TMP/ns/chain' 4" &
+	NSPID=$!
+	for _ in $(seq 50); do
+		grep -q "$TMP/ns/chain" "/proc/$NSPID/maps" 2>/dev/null && break
+		sleep 0.1
+	done
+	[ ! -e "$TMP/ns/chain" ]
+	prof-sample -d 1.5 -p "$NSPID" > "$TMP/cap.prof"
+	prof-symbolize "$TMP/cap.prof" > "$TMP/live.txt"
+	grep -qE "^	 +[0-9a-f]+ burn_cpu\+0x[0-9a-f]+ \($TMP/ns/chain\)$" "$TMP/live.txt"
+	kill "$NSPID"
+	wait "$NSPID" || true
+	NSPID=
+	prof-symbolize "$TMP/cap.prof" > "$TMP/dead.txt" 2> /dev/null
+	grep -qE "^	 +[0-9a-f]+ chain\+0x[0-9a-f]+ \($TMP/ns/chain\)$" "$TMP/dead.txt"
+}
+
+@test "vdso frames resolve on the capture's host" {
+	require_root
+	start_workload vdso_loop 3
+	# Many samples: the vdso's internal functions (pvclock reading) have no
+	# symbol in its .dynsym, so only some land in named ones.
+	prof-sample -F 999 -d 1.5 -p "$WORKLOAD_PID" > "$TMP/cap.prof"
+	prof-symbolize "$TMP/cap.prof" > "$TMP/out.txt"
+	grep -qE '^	 +7f[0-9a-f]+ (__vdso_)?clock_gettime\+0x[0-9a-f]+ \(\[vdso\]\)$' "$TMP/out.txt"
+}
+
+@test "kernel addresses: capture's KSYMs, else kallsyms of the same boot, or --kallsyms" {
+	require_root
+	addr=$(awk '$3 == "ksys_write" { print $1; exit }' /proc/kallsyms)
+	[ -n "$addr" ]
+	next=$(printf '%x' $(( 0x$addr + 4 )))
+	boot=$(cat /proc/sys/kernel/random/boot_id)
+	echo "k $next" | MKCAPTURE_BOOT_ID=$boot "$PROF_WORKLOADS/mkcapture" /bin/true > "$TMP/here.prof"
+	echo "k $next" | MKCAPTURE_BOOT_ID=00000000-0000-0000-0000-000000000000 \
+		"$PROF_WORKLOADS/mkcapture" /bin/true > "$TMP/elsewhere.prof"
+	run prof-symbolize "$TMP/here.prof"
+	[[ "$output" == *"	$(printf '%16s' "$next") ksys_write+0x4 ([kernel.kallsyms])"* ]]
+	# Another boot's addresses are not looked up in this one's kallsyms.
+	run prof-symbolize "$TMP/elsewhere.prof"
+	[[ "$output" == *"	$(printf '%16s' "$next") [unknown] ([kernel.kallsyms])"* ]]
+	cp /proc/kallsyms "$TMP/kallsyms"
+	run prof-symbolize --kallsyms "$TMP/kallsyms" "$TMP/elsewhere.prof"
+	[[ "$output" == *"	$(printf '%16s' "$next") ksys_write+0x4 ([kernel.kallsyms])"* ]]
+	run prof-symbolize --kallsyms "$TMP/missing" "$TMP/elsewhere.prof"
+	[ "$status" -eq 2 ]
+	[ "$output" = "prof-symbolize: $TMP/missing: No such file or directory" ]
+}
+
+@test "--sysroot finds another machine's files and debug files" {
+	mkdir -p "$TMP/root/opt/app" "$TMP/root/usr/lib/debug/opt/app"
+	gcc -O2 -g -o "$TMP/full" "$SRC"
+	strip --strip-all -o "$TMP/root/opt/app/prog" "$TMP/full"
+	objcopy --only-keep-debug "$TMP/full" "$TMP/root/usr/lib/debug/opt/app/prog.debug"
+	objcopy --add-gnu-debuglink="$TMP/root/usr/lib/debug/opt/app/prog.debug" "$TMP/root/opt/app/prog"
+	nm "$TMP/full" | awk '$3 == "burn" { print $1 }' > "$TMP/addrs"
+	"$PROF_WORKLOADS/mkcapture" "$TMP/root/opt/app/prog" /opt/app/prog < "$TMP/addrs" > "$TMP/cap.prof"
+	run prof-symbolize "$TMP/cap.prof"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"prof-symbolize: /opt/app/prog: No such file or directory; its frames stay unresolved"* ]]
+	[[ "$output" == *" prog+0x"*" (/opt/app/prog)"* ]]
+	# The binary under the sysroot, its debug file (debuglink) under the
+	# sysroot's /usr/lib/debug.
+	run prof-symbolize --sysroot "$TMP/root" --inline --lines "$TMP/cap.prof"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *" burn+0x0 (/opt/app/prog)"$'\n'"  "*"inlines.c:"* ]]
+}
+
+@test "a live capture of an -O2 binary shows its inlined frames with --inline --lines" {
+	require_root
+	gcc -O2 -g -fno-omit-frame-pointer -o "$TMP/inl" "$SRC"
+	"$TMP/inl" 100000000 &
+	WORKLOAD_PID=$!
+	prof-sample -d 1 -p "$WORKLOAD_PID" > "$TMP/cap.prof"
+	prof-symbolize "$TMP/cap.prof" > "$TMP/plain.txt"
+	prof-symbolize --inline --lines "$TMP/cap.prof" > "$TMP/inline.txt"
+	! grep -q '(inlined)' "$TMP/plain.txt"
+	# accumulate() inlined into burn(), with its source line, then burn's
+	# own frame at the same address with the call site's line.
+	awk '/ accumulate\+0x[0-9a-f]+$/ { a = $1; n = NR }
+	     NR == n + 1 && /^  .*inlines\.c:[0-9]+ \(inlined\)$/ { ok1 = n }
+	     NR == n + 2 && $1 == a && / burn\+0x[0-9a-f]+ \(.*\/inl\)$/ { ok2 = 1 }
+	     END { exit !(ok1 && ok2) }' "$TMP/inline.txt"
+	[ "$(grep -c '^	' "$TMP/inline.txt")" -gt "$(grep -c '^	' "$TMP/plain.txt")" ]
+	# They fold as perf script --inline's do: annotated with _[i].
+	prof-symbolize --inline "$TMP/cap.prof" | prof-fold --inline | grep -qE '^inl;(.*;)?burn;accumulate_\[i\] [0-9]+$'
+}
+
+@test "JIT: a live process's perf map is read when the capture has none; another user's is ignored" {
+	require_root
+	sleep 30 &
+	WORKLOAD_PID=$!
+	map=/tmp/perf-$WORKLOAD_PID.map
+	MAPFILE=$map
+	printf '7f0000100000 40 LazyCompile:*hotJs /tmp/x.js:3\n' > "$map"
+	echo "u 7f0000100010" | MKCAPTURE_PID=$WORKLOAD_PID MKCAPTURE_BOOT_ID=$(cat /proc/sys/kernel/random/boot_id) \
+		"$PROF_WORKLOADS/mkcapture" /bin/true > "$TMP/here.prof"
+	echo "u 7f0000100010" | MKCAPTURE_PID=$WORKLOAD_PID "$PROF_WORKLOADS/mkcapture" /bin/true > "$TMP/unknown-host.prof"
+	run prof-symbolize "$TMP/here.prof"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"	    7f0000100010 LazyCompile:*hotJs /tmp/x.js:3+0x10 ($map)"* ]]
+	# Not the capture's host (as far as we know): not read.
+	run prof-symbolize "$TMP/unknown-host.prof"
+	[[ "$output" == *"	    7f0000100010 [unknown] ([unknown])"* ]]
+	chown 65534 "$map"
+	run prof-symbolize "$TMP/here.prof"
+	rm -f "$map"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "prof-symbolize: $map: not owned by the process's user or root; ignored"* ]]
+	[[ "$output" == *"	    7f0000100010 [unknown] ([unknown])"* ]]
+}
