@@ -406,9 +406,9 @@ enum capr_status capr_next(struct cap_reader *r, struct cap_record *rec)
 	if (rec->len > CAP_MAX_PAYLOAD)
 		return fail(r, CAPR_CORRUPT, "record at byte %" PRIu64 " claims %u bytes", at,
 			    rec->len);
-	if (rec->len > r->cap) {
-		r->cap = rec->len;
-		r->buf = xrealloc(r->buf, r->cap);
+	if (rec->len > r->cap || !r->buf) {
+		r->cap = rec->len > r->cap ? rec->len : r->cap;
+		r->buf = xrealloc(r->buf, r->cap); /* never NULL, even for len 0 */
 	}
 	got = read_full(r, r->buf, rec->len);
 	if (ferror(r->f))

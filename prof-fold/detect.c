@@ -65,9 +65,18 @@ enum fold_format detect_format(const char *buf, size_t len, int *bad_version)
 		if (!line) {
 			line = s;
 			first_len = n;
-			if (!ends_with_count(s, n) || s[0] == ' ' || s[0] == '\t')
+			if (s[0] == ' ' || s[0] == '\t')
 				return FMT_PERF;
-			continue;
+			if (ends_with_count(s, n))
+				continue;
+			/* A first line longer than what was read (a huge
+			 * folded stack) cannot show its count: it is perf
+			 * script only if it starts like an event line. */
+			if (p == end && s + n == end) {
+				struct event_line e;
+				return parse_event_line(s, n, &e) ? FMT_PERF : FMT_FOLDED;
+			}
+			return FMT_PERF;
 		}
 		/* The line after a candidate: a frame line means perf. */
 		return (s[0] == ' ' || s[0] == '\t') ? FMT_PERF : FMT_FOLDED;

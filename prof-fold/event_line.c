@@ -19,6 +19,19 @@ static bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
+/* period * 10 + digit, kept at UINT64_MAX past it. */
+static void add_digit(struct event_line *e, char c)
+{
+	uint64_t d = (uint64_t)(c - '0');
+
+	if (e->period > (UINT64_MAX - d) / 10) {
+		e->period = UINT64_MAX;
+		e->period_saturated = true;
+	} else {
+		e->period = e->period * 10 + d;
+	}
+}
+
 /* The "TIME: PERIOD EVENT:" end of an event line, as the Perl pattern
  * /:\s*(\d+)*\s+(\S+):\s*$/ reads it. */
 static bool parse_event_tail(const char *s, size_t len, struct event_line *e)
@@ -40,6 +53,7 @@ static bool parse_event_tail(const char *s, size_t len, struct event_line *e)
 	if (i == 0)
 		return false;
 	e->period = 0;
+	e->period_saturated = false;
 	if (s[i - 1] != ':') {
 		size_t d = i;
 		while (d > 0 && is_digit(s[d - 1]))
@@ -52,7 +66,7 @@ static bool parse_event_tail(const char *s, size_t len, struct event_line *e)
 		if (c == 0 || s[c - 1] != ':')
 			return false;
 		for (size_t k = d; k < i; k++)
-			e->period = e->period * 10 + (uint64_t)(s[k] - '0');
+			add_digit(e, s[k]);
 	}
 	e->event = s + ts;
 	e->event_len = end - 1 - ts;
@@ -85,8 +99,9 @@ static bool parse_event_with_frame(const char *s, size_t len, size_t from,
 			e->event = s + t;
 			e->event_len = i - 1 - t;
 			e->period = 0;
+			e->period_saturated = false;
 			for (const char *d = digits; d && d < digits_end; d++)
-				e->period = e->period * 10 + (uint64_t)(*d - '0');
+				add_digit(e, *d);
 			while (i < len && is_space(s[i]))
 				i++;
 			e->rest = s + i;
@@ -159,6 +174,7 @@ bool parse_event_line(const char *s, size_t len, struct event_line *e)
 			e->event = e->rest = NULL;
 			e->event_len = e->rest_len = 0;
 			e->period = 0;
+			e->period_saturated = false;
 		}
 		if (e->period == 0)
 			e->period = 1;

@@ -74,13 +74,15 @@ enum fold_format detect_format(const char *buf, size_t len, int *bad_version);
 
 struct fold_agg {
 	struct htab *stacks;
+	uint64_t saturated; /* additions that passed UINT64_MAX */
 	regex_t *filters, *excludes;
 	size_t nfilters, nexcludes;
 };
 
 void agg_init(struct fold_agg *a);
 void agg_free(struct fold_agg *a);
-/* Adds count to stack (bytes, no terminator needed). */
+/* Adds count to stack (bytes, no terminator needed); a sum past
+ * UINT64_MAX stays at UINT64_MAX and counts in a->saturated. */
 void agg_add(struct fold_agg *a, const char *stack, size_t len, uint64_t count);
 /* Compiles a --filter (exclude false) or --exclude regex; returns false and
  * fills errbuf when it does not compile. */
@@ -95,12 +97,16 @@ struct fold_diag {
 	const char *name;
 	uint64_t bad_lines, first_bad;
 	char first_what[96];
+	uint64_t saturated, first_saturated; /* counts that overflowed */
 };
 
 /* Records an unparsable line; with --strict, reports it and exits. */
 void diag_bad_line(struct fold_diag *d, const struct fold_opts *o,
 		   uint64_t lineno, const char *what);
-/* Reports the unparsable lines of an input once; returns their number. */
+/* Records that line lineno made a stack's count overflow 64 bits. */
+void diag_saturated(struct fold_diag *d, uint64_t lineno);
+/* Reports the unparsable lines of an input once, and the overflowed counts;
+ * returns their number. */
 uint64_t diag_report(const struct fold_diag *d);
 
 /* --- tidy.c ------------------------------------------------------------- */
@@ -156,6 +162,7 @@ struct event_line {
 	const char *comm, *pid, *tid, *event, *rest;
 	size_t comm_len, pid_len, tid_len, event_len, rest_len;
 	uint64_t period;
+	bool period_saturated; /* the period passed UINT64_MAX and is that */
 };
 
 bool parse_event_line(const char *s, size_t len, struct event_line *e);

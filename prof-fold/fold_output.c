@@ -33,7 +33,12 @@ void agg_add(struct fold_agg *a, const char *stack, size_t len, uint64_t count)
 {
 	struct htab_entry *e = htab_upsert(a->stacks, stack, len, NULL);
 
-	e->val.u = e->val.u + count < e->val.u ? UINT64_MAX : e->val.u + count;
+	if (e->val.u + count < e->val.u) {
+		e->val.u = UINT64_MAX;
+		a->saturated++;
+	} else {
+		e->val.u += count;
+	}
 }
 
 bool agg_add_regex(struct fold_agg *a, const char *re, bool exclude,
@@ -115,10 +120,20 @@ void diag_bad_line(struct fold_diag *d, const struct fold_opts *o,
 	}
 }
 
+void diag_saturated(struct fold_diag *d, uint64_t lineno)
+{
+	if (d->saturated++ == 0)
+		d->first_saturated = lineno;
+}
+
 uint64_t diag_report(const struct fold_diag *d)
 {
+	if (d->saturated)
+		warnx("%s:%llu: a stack's count passed 18446744073709551615 "
+		      "(64 bits) and was kept at that", d->name,
+		      (unsigned long long)d->first_saturated);
 	if (d->bad_lines == 0)
-		return 0;
+		return d->saturated;
 	if (d->bad_lines == 1)
 		warnx("%s:%llu: %s; skipped it", d->name,
 		      (unsigned long long)d->first_bad, d->first_what);
@@ -126,5 +141,5 @@ uint64_t diag_report(const struct fold_diag *d)
 		warnx("%s:%llu: %s; skipped %llu unparsable lines, this is "
 		      "the first", d->name, (unsigned long long)d->first_bad,
 		      d->first_what, (unsigned long long)d->bad_lines);
-	return d->bad_lines;
+	return d->bad_lines + d->saturated;
 }

@@ -82,8 +82,12 @@ uint64_t folded_parse_input(const struct fold_opts *o, struct fold_agg *agg,
 		}
 		if (o->nskip_after)
 			s = skip_after(o, s, &slen);
-		if (slen > 0)
+		if (slen > 0) {
+			uint64_t sat = agg->saturated;
 			agg_add(agg, s, slen, count);
+			if (agg->saturated != sat)
+				diag_saturated(&d, r->lineno);
+		}
 	}
 	return diag_report(&d);
 }

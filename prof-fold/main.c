@@ -39,8 +39,8 @@ static const char usage_text[] =
 	"  -h, --help           show this help and exit\n"
 	"  -V, --version        show the version and exit\n"
 	"\n"
-	"Exit status: 0 ok, 1 unparsable lines were skipped, 2 usage error or\n"
-	"unreadable input.\n";
+	"Exit status: 0 ok, 1 unparsable lines were skipped or a count passed\n"
+	"2^64-1, 2 usage error or unreadable input.\n";
 
 enum {
 	OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS,
@@ -173,9 +173,10 @@ int main(int argc, char **argv)
 	/* The output is opened last, so "-o FILE" may also be an input. */
 	out = output_open(outpath, false);
 	agg_write(&agg, out);
-	if (!output_close(out, outpath))
-		return EXIT_USAGE;
+	bool written = output_close(out, outpath);
 	agg_free(&agg);
 	free(o.skip_after);
+	if (!written)
+		return EXIT_USAGE;
 	return bad ? EXIT_PARTIAL : EXIT_OK;
 }

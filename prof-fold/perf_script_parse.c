@@ -119,7 +119,10 @@ static bool event_wanted(struct perf_parser *p, const struct event_line *e)
 	if (!e->event)
 		return true; /* no event name: as the Perl tool, keep it */
 	if (!p->event) {
-		p->event = xstrndup(e->event, e->event_len);
+		/* Not strndup: a name may hold a NUL byte. */
+		p->event = xmalloc(e->event_len + 1);
+		memcpy(p->event, e->event, e->event_len);
+		p->event[e->event_len] = '\0';
 		p->event_len = e->event_len;
 		p->event_defaulted = true;
 		return true;
@@ -236,8 +239,9 @@ static bool add_frame(struct perf_parser *p, const struct frame_line *f,
 	if (p->cache) {
 		size_t klen;
 		const char *key = frame_key(p, line, len, &klen);
+		/* No frame yet: p->frames may still be NULL. */
 		frame_cache_put(p->cache, p->java, key, klen,
-				p->frames + p->frames_len - n, n, pieces > 0);
+				n ? p->frames + p->frames_len - n : "", n, pieces > 0);
 	}
 	for (size_t i = 0; i < p->o->nskip_after; i++)
 		if (strlen(p->o->skip_after[i]) == flen &&
@@ -360,9 +364,15 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 	struct frame_line f;
 	const char *s, *src = NULL;
 	size_t len, slen;
+	uint64_t sat = p->agg->saturated;
 
 	while ((s = lr_next(r, &len)) != NULL) {
 		size_t i = 0;
+		/* A sample is added when the line after it ends it. */
+		if (p->agg->saturated != sat) {
+			sat = p->agg->saturated;
+			diag_saturated(&d, r->lineno - 1);
+		}
 		while (i < len && is_space(s[i]))
 			i++;
 		if (i == len) {
@@ -377,8 +387,11 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 		if (i == 0) {
 			/* As in the Perl tool, an event line is tried first:
 			 * old perf printed frames unindented. */
-			if (parse_event_line(s, len, &e))
+			if (parse_event_line(s, len, &e)) {
+				if (e.period_saturated)
+					diag_saturated(&d, r->lineno);
 				start_sample(p, &e);
+			}
 			else if (p->in_sample && parse_frame_line(s, len, &f)) {
 				if (!on_frame(p, &f, s, len))
 					diag_bad_line(&d, p->o, r->lineno, TOO_LONG);
@@ -402,8 +415,11 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 		}
 		/* An indented line outside a sample: an indented event line,
 		 * or a frame whose event line is missing. */
-		if (parse_event_line(s + i, len - i, &e))
+		if (parse_event_line(s + i, len - i, &e)) {
+			if (e.period_saturated)
+				diag_saturated(&d, r->lineno);
 			start_sample(p, &e);
+		}
 		else
 			diag_bad_line(&d, p->o, r->lineno,
 				      parse_frame_line(s, len, &f)
@@ -411,5 +427,7 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 					      : "unrecognized line");
 	}
 	end_sample(p); /* a last sample with no blank line after it */
+	if (p->agg->saturated != sat)
+		diag_saturated(&d, r->lineno);
 	return diag_report(&d);
 }
