@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "stream.h"
+
 static size_t note_build_id(Elf_Data *data, uint8_t *id)
 {
 	GElf_Nhdr nhdr;
@@ -57,7 +59,7 @@ size_t elf_build_id(Elf *elf, uint8_t *id)
 
 size_t file_build_id(const char *path, uint8_t *id)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(path, 0);
 	size_t len = 0;
 	Elf *elf;
 

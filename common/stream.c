@@ -1,6 +1,8 @@
 #include "stream.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -59,4 +61,19 @@ bool output_close(FILE *f, const char *path)
 		return false;
 	}
 	return true;
+}
+
+int open_regular(const char *path, int extra_flags)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | extra_flags);
+	struct stat st;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
 }

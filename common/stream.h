@@ -26,4 +26,9 @@ FILE *output_open(const char *path, bool binary);
  * false. */
 bool output_close(FILE *f, const char *path);
 
+/* Opens path read-only if it is a regular file; -1 with errno set
+ * otherwise (EINVAL for a FIFO, device or directory).  Paths named by
+ * untrusted input go through here: opening a FIFO would block forever. */
+int open_regular(const char *path, int extra_flags);
+
 #endif

@@ -20,7 +20,7 @@ enum perf_map_status perf_map_read(struct cap_writer *w, uint32_t pid, uid_t uid
 	snprintf(path, sizeof(path), "/tmp/perf-%" PRIu32 ".map", pid);
 	/* O_NOFOLLOW and fstat on the opened file: the owner checked is the
 	 * owner of what is read. */
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return PERF_MAP_NONE;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (st.st_uid != uid && st.st_uid != 0)) {

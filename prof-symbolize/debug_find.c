@@ -12,6 +12,7 @@
 
 #include "build_id.h"
 #include "diag.h"
+#include "stream.h"
 
 void elf_file_close(struct elf_file *f)
 {
@@ -57,7 +58,7 @@ bool elf_file_open(struct elf_file *f, const char *path, const uint8_t *id, size
 
 	elf_version(EV_CURRENT);
 	*f = (struct elf_file){ .fd = -1 };
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(path, 0);
 	if (fd < 0) {
 		snprintf(why, whylen, "%m");
 		return false;

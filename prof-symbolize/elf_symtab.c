@@ -9,6 +9,7 @@
 
 #include "build_id.h"
 #include "diag.h"
+#include "stream.h"
 
 static int by_addr(const void *a, const void *b)
 {
@@ -118,7 +119,7 @@ bool elf_symtab_load(struct elf_symtab *t, const char *path, const uint8_t *want
 
 	memset(t, 0, sizeof(*t));
 	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(path, 0);
 	if (fd < 0) {
 		snprintf(why, whylen, "%m");
 		return false;

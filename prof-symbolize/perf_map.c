@@ -23,7 +23,7 @@ enum perf_map_result perf_map_load(const char *dir, uint32_t pid, perf_map_add_f
 	snprintf(path, sizeof(path), "%s/perf-%" PRIu32 ".map", dir ? dir : "/tmp", pid);
 	/* O_NOFOLLOW and fstat on the opened file: the owner checked is the
 	 * owner of what is read. */
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return PERF_MAP_ABSENT;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||

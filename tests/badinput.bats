@@ -390,3 +390,13 @@ check_cut() {
 	run timeout 10 script -qec "prof-sample -d 1" /dev/null
 	[[ "$output" == *"refusing to write binary output to a terminal"* ]]
 }
+
+@test "prof-symbolize: a mapping that names a FIFO does not hang it (regression)" {
+	fifo=/tmp/prof-fifo-repro
+	rm -f "$fifo"
+	mkfifo "$fifo"
+	run timeout 10 prof-symbolize --no-debuginfod "$BATS_TEST_DIRNAME/fixtures/badinput/symbolize-fifo.capture"
+	rm -f "$fifo"
+	[ "$status" -ne 124 ]
+	[[ "$output" == *"$fifo: Invalid argument"* ]]
+}
