@@ -316,16 +316,23 @@ static void start_sample(struct perf_parser *p, const struct event_line *e)
 }
 
 /* perf script -F+srcline prints "  FILE:LINE" (or "  [dso][addr]" when it
- * knows none) on the line after a frame, indented by two spaces.  *slen is
- * 0 when the line holds no FILE:LINE. */
-static bool srcline(const char *s, size_t len, const char **src, size_t *slen)
+ * knows none) on the line after a frame, indented by two spaces, and with
+ * --inline marks an inlined frame by " (inlined)" at the end of that line
+ * rather than of the frame's.  *slen is 0 when the line holds no
+ * FILE:LINE. */
+static bool srcline(const char *s, size_t len, const char **src, size_t *slen, bool *inlined)
 {
+	static const char mark[] = " (inlined)";
 	size_t i = 2, end = len, d;
 
 	if (len < 3 || s[0] != ' ' || s[1] != ' ' || is_space(s[2]))
 		return false;
 	while (end > i && is_space(s[end - 1]))
 		end--;
+	*inlined = end - i > sizeof(mark) - 1 &&
+		   memcmp(s + end - (sizeof(mark) - 1), mark, sizeof(mark) - 1) == 0;
+	if (*inlined)
+		end -= sizeof(mark) - 1;
 	d = end;
 	while (d > i && is_digit(s[d - 1]))
 		d--;
@@ -340,15 +347,24 @@ static bool srcline(const char *s, size_t len, const char **src, size_t *slen)
 	return true;
 }
 
-static void on_srcline(struct perf_parser *p, const char *src, size_t len)
+static void on_srcline(struct perf_parser *p, const char *src, size_t len, bool inlined)
 {
+	static const char mark[] = "_[i]";
 	struct group *g;
 
-	if (!p->o->context || !p->keep || p->ngroups == 0 || p->skip_rest ||
-	    len == 0)
+	if (!p->keep || p->ngroups == 0 || p->skip_rest)
 		return;
 	g = &p->groups[p->ngroups - 1];
 	if (g->off + g->len != p->frames_len)
+		return;
+	if (inlined && p->o->inline_annotate &&
+	    !(g->len >= 4 && memcmp(p->frames + p->frames_len - 4, mark, 4) == 0)) {
+		p->frames = grow(p->frames, &p->frames_cap, p->frames_len + 4, 1);
+		memcpy(p->frames + p->frames_len, mark, 4);
+		p->frames_len += 4;
+		g->len += 4;
+	}
+	if (!p->o->context || len == 0)
 		return;
 	p->frames = grow(p->frames, &p->frames_cap, p->frames_len + len + 1, 1);
 	p->frames[p->frames_len++] = ':';
@@ -364,6 +380,7 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 	struct frame_line f;
 	const char *s, *src = NULL;
 	size_t len, slen;
+	bool inlined;
 	uint64_t sat = p->agg->saturated;
 
 	while ((s = lr_next(r, &len)) != NULL) {
@@ -406,8 +423,8 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 			    parse_frame_line_nodso(s + i, len - i, &f)) {
 				if (!on_frame(p, &f, s + i, len - i))
 					diag_bad_line(&d, p->o, r->lineno, TOO_LONG);
-			} else if (p->after_frame && srcline(s, len, &src, &slen))
-				on_srcline(p, src, slen);
+			} else if (p->after_frame && srcline(s, len, &src, &slen, &inlined))
+				on_srcline(p, src, slen, inlined);
 			else
 				diag_bad_line(&d, p->o, r->lineno,
 					      "unrecognized frame line");

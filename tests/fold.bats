@@ -276,3 +276,15 @@ a;f 2" ]
 a;[lib.so <20>] 1
 a;f 2" ]
 }
+
+@test "--inline reads perf's and prof-symbolize's (inlined) mark on a srcline line" {
+	# With --lines / -F+srcline the mark ends the FILE:LINE line that
+	# follows the frame, not the frame line itself.
+	run prof-fold --inline "$BATS_TEST_DIRNAME/fixtures/fold/inline-srcline.txt"
+	[ "$status" -eq 0 ]
+	[ "$output" = "demo;burn;sum_squares_[i] 3" ]
+	run prof-fold "$BATS_TEST_DIRNAME/fixtures/fold/inline-srcline.txt"
+	[ "$output" = "demo;burn;sum_squares 3" ]
+	run prof-fold --inline --context "$BATS_TEST_DIRNAME/fixtures/fold/inline-srcline.txt"
+	[ "$output" = "demo;burn:demo.c:40;sum_squares_[i]:math.h:12 3" ]
+}
