@@ -392,7 +392,8 @@ static void user_frames(struct symbolizer *s, struct buf *b, uint32_t pid, struc
 				frame_line(s, b, ip, &jr, NULL, 0, dso);
 				continue;
 			}
-			if (!m) {
+			/* No mapping, or an anonymous one: nothing names it. */
+			if (!m || m->rec.path.s[0] == '\0') {
 				frame_line(s, b, ip, NULL, NULL, 0, "[unknown]");
 				continue;
 			}

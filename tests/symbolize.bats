@@ -99,3 +99,15 @@ capture_chain() {
 	grep -qE '^	 +4[0-9a-f]{5} burn_cpu\+0x[0-9a-f]+ \(.*/chain_nopie\)$' "$TMP/frames.txt"
 	grep -qE '^	 +4[0-9a-f]{5} main\+0x[0-9a-f]+ \(.*/chain_nopie\)$' "$TMP/frames.txt"
 }
+
+@test "anonymous executable memory (JIT code without a perf map) is [unknown] ([unknown])" {
+	require_root
+	command -v node >/dev/null || skip "node is not installed"
+	cd "$TMP"
+	echo 'function f(n){let s=0;for(let i=0;i<n;i++)s+=Math.sqrt(i);return s}
+	      const e=Date.now()+1500;let t=0;while(Date.now()<e)t+=f(100000);' > anon.js
+	prof-sample -o cap.prof -- node anon.js
+	prof-symbolize cap.prof > frames.txt
+	grep -qE '^	 +[0-9a-f]+ \[unknown\] \(\[unknown\]\)$' frames.txt
+	! grep -q ' ()$' frames.txt
+}
