@@ -260,11 +260,7 @@ bool processes_sampled(struct processes *ps, uint32_t pid)
 	p->uid_known = pid != 0 && read_uid(pid, &p->uid);
 	from_maps = pid != 0 && proc_maps_read(pid, from_proc, &(struct proc_ctx){ ps, p, pid });
 	flush(ps, pid, p);
-	if (!from_maps && p->n == 0 && pid != 0) {
-		ps->unreadable++;
-		return false;
-	}
-	return true;
+	return from_maps || p->n > 0 || pid == 0;
 }
 
 void processes_reap(struct processes *ps, uint64_t interval)

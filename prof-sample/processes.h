@@ -27,7 +27,6 @@ struct processes {
 	struct cap_writer *w;
 	struct htab *byid;	/* pid -> struct process */
 	struct htab *build_ids; /* file identity -> build-id */
-	uint64_t unreadable;	/* sampled processes with no known mappings */
 };
 
 void processes_init(struct processes *ps, struct cap_writer *w);
