@@ -38,7 +38,7 @@ COMMON_SRC := $(wildcard common/*.c)
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
 LIBCOMMON  := $(BUILD)/libcommon.a
 
-LIBS_prof-sample    := -lbpf -lelf -lz -lxxhash
+LIBS_prof-sample    := -lbpf -ldw -lelf -lz -lxxhash
 LIBS_prof-symbolize := -ldw -lelf -ldebuginfod -liberty -llzma -lxxhash
 LIBS_prof-fold      := -lxxhash -lelf
 LIBS_prof-svg       := -lxxhash -lelf -lm
@@ -105,11 +105,17 @@ $(foreach t,$(UNIT_SRC:tests/unit/%.c=%),$(eval $(call unit_rule,$(t),$(word 2,$
 # Workloads are built at -O0 with frame pointers, so every function keeps its
 # frame (gcc drops it from leaf functions at -O1 even when asked not to), and
 # without the sanitizer:
-# they are what gets profiled, not what is tested.
+# they are what gets profiled, not what is tested.  Those for --unwind=dwarf
+# are built as distributions build code: optimized, without frame pointers.
 $(BUILD)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(@D)
-	$(CC) -O0 -g -fno-omit-frame-pointer \
+	$(CC) $(or $(WORKLOAD_CFLAGS_$*),-O0 -g -fno-omit-frame-pointer) \
 		-o $@ $< $(WORKLOAD_LIBS_$*)
+
+WORKLOAD_CFLAGS_nofp  := -O2 -g -fomit-frame-pointer
+# Without -g too: gcc would put the CFI in .debug_frame instead.
+WORKLOAD_CFLAGS_nocfi := -O2 -fomit-frame-pointer -fno-asynchronous-unwind-tables \
+	-fno-unwind-tables
 
 WORKLOAD_LIBS_chain_nopie := -fno-pie -no-pie
 WORKLOAD_LIBS_shortlived := -static

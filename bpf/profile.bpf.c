@@ -35,6 +35,8 @@ const volatile bool filter_cgroup = false;
 const volatile bool include_idle = false;
 const volatile bool kernel_stacks = true;
 const volatile bool user_stacks = true;
+const volatile bool dwarf_unwind = false;
+const volatile __u32 stack_copy_size = 8192;
 
 /* Written by prof-sample (mmaped .bss): which map set is being filled. */
 __u32 active = 0;
@@ -86,6 +88,20 @@ struct {
 		__type(value, __u64);                                      \
 	} name SEC(".maps")
 
+/* --unwind=dwarf: samples with their registers and stack bytes; sized by
+ * prof-sample. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} raw_samples SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct raw_sample);
+} raw_scratch SEC(".maps");
+
 STACK_MAP(stacks0);
 STACK_MAP(stacks1);
 COUNT_MAP(counts0);
@@ -94,26 +110,6 @@ COUNT_MAP(counts1);
 static __always_inline void count(enum prof_counter c)
 {
 	__sync_fetch_and_add(&counters[c], 1);
-}
-
-/* FNV-1a over the frames, then a 64-bit finalizer (from MurmurHash3) so
- * that the low bits, which pick the hash-map bucket, depend on every
- * frame. */
-static __always_inline __u64 hash_stack(const struct stack_trace *st)
-{
-	__u64 h = 0xcbf29ce484222325ull;
-
-	for (int i = 0; i < PROF_MAX_STACK; i++) {
-		if (i >= st->nr)
-			break;
-		h = (h ^ st->ip[i]) * 0x100000001b3ull;
-	}
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 33;
-	return h;
 }
 
 /* Stores the current kernel or user stack; returns its hash, or 0 when the
@@ -132,10 +128,7 @@ static __always_inline __u64 store_stack(void *ctx, void *stacks, bool kernel)
 	if (n <= 0)
 		return 0;
 	st->nr = n / sizeof(__u64);
-	h = hash_stack(st);
-	h = kernel ? h | PROF_KERNEL_STACK : h & ~PROF_KERNEL_STACK;
-	if (!h)
-		h = 1;
+	h = prof_stack_key(st->ip, st->nr, kernel);
 	/* Most samples repeat a stack already stored this interval: a lookup
 	 * of the 8-byte key is much cheaper than copying 1 KB to find out. */
 	if (bpf_map_lookup_elem(stacks, &h))
@@ -178,6 +171,111 @@ static __always_inline int record(void *ctx, void *stacks, void *counts, struct 
 	return 0;
 }
 
+#define PF_KTHREAD 0x00200000
+
+/* x86-64's struct pt_regs is ABI: 21 words, r15 first.  The perf-event
+ * context starts with one, and can only be read a word at a time at
+ * constant offsets, so both it and the registers saved on kernel entry are
+ * read as words. */
+struct regs_words {
+	__u64 word[21];
+};
+enum { W_R15, W_R14, W_R13, W_R12, W_BP, W_BX, W_R11, W_R10, W_R9, W_R8, W_AX,
+       W_CX, W_DX, W_SI, W_DI, W_ORIG_AX, W_IP, W_CS, W_FLAGS, W_SP, W_SS };
+
+/* pt_regs order to DWARF order. */
+static __always_inline void dwarf_order(__u64 *regs, const __u64 *w)
+{
+	static const __u8 from[PROF_NR_UREGS] = {
+		W_AX, W_DX, W_CX, W_BX, W_SI, W_DI, W_BP, W_SP, W_R8,
+		W_R9, W_R10, W_R11, W_R12, W_R13, W_R14, W_R15, W_IP,
+	};
+
+	for (int i = 0; i < PROF_NR_UREGS; i++)
+		regs[i] = w[from[i]];
+}
+
+/* The user registers: those interrupted if the sample hit user mode, else
+ * those saved on entry to the kernel.  False for kernel threads. */
+static __always_inline bool user_regs(struct bpf_perf_event_data *ctx, __u64 *regs)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	const struct regs_words *in = (const struct regs_words *)ctx;
+	struct regs_words w;
+
+	if (task->flags & PF_KTHREAD)
+		return false;
+	if ((in->word[W_CS] & 3) == 3) {
+		for (int i = 0; i < 21; i++)
+			w.word[i] = in->word[i];
+	} else if (bpf_probe_read_kernel(&w, sizeof(w), (void *)bpf_task_pt_regs(task))) {
+		return false;
+	}
+	dwarf_order(regs, w.word);
+	return true;
+}
+
+/* Copies user memory from sp up, page by page so that a stack shallower
+ * than stack_copy_size is copied up to its top (the next page is not
+ * mapped) instead of not at all.  Returns the bytes copied. */
+static __always_inline __u32 copy_stack(__u8 *buf, __u64 sp)
+{
+	__u64 len = 0, limit = stack_copy_size;
+
+	if (limit > PROF_MAX_STACK_COPY)
+		limit = PROF_MAX_STACK_COPY;
+	for (int i = 0; i <= PROF_MAX_STACK_COPY / PROF_PAGE; i++) {
+		__u64 addr = sp + len;
+		__u64 chunk = PROF_PAGE - (addr & (PROF_PAGE - 1));
+
+		if (len >= limit)
+			break;
+		if (chunk > limit - len)
+			chunk = limit - len;
+		/* Bounds the verifier can follow: [0, page] and below the
+		 * maximum, whatever it made of the lines above. */
+		chunk &= 2 * PROF_PAGE - 1;
+		if (chunk > PROF_PAGE)
+			chunk = PROF_PAGE;
+		if (bpf_probe_read_user(buf + (len & (PROF_MAX_STACK_COPY - 1)), chunk,
+					(void *)addr))
+			break;
+		len += chunk;
+	}
+	return len < PROF_MAX_STACK_COPY ? len : PROF_MAX_STACK_COPY;
+}
+
+static __always_inline int send_raw(struct bpf_perf_event_data *ctx, struct sample_key *key)
+{
+	__u32 zero = 0;
+	struct raw_sample *rs = bpf_map_lookup_elem(&raw_scratch, &zero);
+	__u64 size;
+	long n;
+
+	if (!rs)
+		return 0;
+	rs->pid = key->pid;
+	rs->tid = key->tid;
+	__builtin_memcpy(rs->comm, key->comm, sizeof(rs->comm));
+	rs->flags = 0;
+	rs->kstack_nr = 0;
+	rs->stack_len = 0;
+	if (kernel_stacks) {
+		n = bpf_get_stack(ctx, rs->kstack, sizeof(rs->kstack), 0);
+		rs->kstack_nr = n > 0 ? n / sizeof(__u64) : 0;
+	}
+	if (user_stacks && user_regs(ctx, rs->regs)) {
+		rs->flags = PROF_RAW_USER;
+		rs->stack_len = copy_stack(rs->stack, rs->regs[PROF_UREG_SP]);
+	}
+	size = PROF_RAW_HEADER + (rs->stack_len & (2 * PROF_MAX_STACK_COPY - 1));
+	if (size > sizeof(*rs))
+		return 0;
+	if (bpf_ringbuf_output(&raw_samples, rs, size, 0))
+		count(PROF_LOST_RING);
+	return 0;
+}
+
 SEC("perf_event")
 int do_sample(struct bpf_perf_event_data *ctx)
 {
@@ -197,6 +295,8 @@ int do_sample(struct bpf_perf_event_data *ctx)
 	count(PROF_SEEN);
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 
+	if (dwarf_unwind)
+		return send_raw(ctx, &key);
 	if (active)
 		return record(ctx, &stacks1, &counts1, &key);
 	return record(ctx, &stacks0, &counts0, &key);

@@ -5,6 +5,10 @@
 #ifndef PROF_BPF_PROFILE_H
 #define PROF_BPF_PROFILE_H
 
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
 #define PROF_COMM_LEN 16
 /* The kernel's default kernel.perf_event_max_stack. */
 #define PROF_MAX_STACK 127
@@ -30,7 +34,79 @@ enum prof_counter {
 	PROF_LOST_KSTACK,  /* kernel stack not stored: stack map full */
 	PROF_LOST_USTACK,  /* user stack not stored: stack map full */
 	PROF_LOST_COUNT,   /* sample dropped: count map full */
+	PROF_LOST_RING,	   /* --unwind=dwarf sample dropped: ring buffer full */
 	PROF_NR_COUNTERS,
 };
+
+/*
+ * --unwind=dwarf: instead of walking frame pointers, the program sends each
+ * sample to prof-sample through a ring buffer with the user registers and a
+ * copy of the top of the user stack, and prof-sample unwinds it with the
+ * call-frame information of the mapped files.
+ *
+ * The registers are x86-64's DWARF registers 0 to 16, in that order (rax,
+ * rdx, rcx, rbx, rsi, rdi, rbp, rsp, r8 to r15, rip), which is also the
+ * order libdwfl takes them in.
+ */
+#define PROF_NR_UREGS 17
+#define PROF_UREG_SP 7
+#define PROF_UREG_IP 16
+/* Largest --stack-size: the whole record must fit in one per-CPU array
+ * value (32 KiB). */
+#define PROF_MAX_STACK_COPY 16384
+#define PROF_PAGE 4096
+
+/* Set when regs hold user registers (not for kernel threads). */
+#define PROF_RAW_USER 1
+
+struct raw_sample {
+	__u32 pid;
+	__u32 tid;
+	char comm[PROF_COMM_LEN];
+	__u32 flags;
+	__u32 kstack_nr;  /* frames in kstack */
+	__u32 stack_len;  /* bytes in stack: user memory from regs[PROF_UREG_SP] up */
+	__u32 reserved;
+	__u64 regs[PROF_NR_UREGS];
+	__u64 kstack[PROF_MAX_STACK];
+	/* Only stack_len bytes of it are sent; the page of slack lets the
+	 * verifier prove that a page-sized read at any offset below
+	 * PROF_MAX_STACK_COPY stays inside. */
+	__u8 stack[PROF_MAX_STACK_COPY + PROF_PAGE];
+};
+
+/* The part of a raw_sample before the stack bytes. */
+#define PROF_RAW_HEADER ((unsigned long)&((struct raw_sample *)0)->stack)
+
+/* FNV-1a over the frames, then a 64-bit finalizer (from MurmurHash3) so
+ * that the low bits, which pick a hash-map bucket, depend on every frame.
+ * Shared so that the stacks prof-sample unwinds itself get the same keys as
+ * those the BPF program stores. */
+static inline __u64 prof_hash_stack(const __u64 *ip, __u64 nr)
+{
+	__u64 h = 0xcbf29ce484222325ull;
+
+	for (__u32 i = 0; i < PROF_MAX_STACK; i++) {
+		if (i >= nr)
+			break;
+		h = (h ^ ip[i]) * 0x100000001b3ull;
+	}
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	return h;
+}
+
+/* The key a stack is stored under: its hash, top bit set for kernel
+ * stacks, never 0 (which means "no stack"). */
+static inline __u64 prof_stack_key(const __u64 *ip, __u64 nr, int kernel)
+{
+	__u64 h = prof_hash_stack(ip, nr);
+
+	h = kernel ? h | PROF_KERNEL_STACK : h & ~PROF_KERNEL_STACK;
+	return h ? h : 1;
+}
 
 #endif

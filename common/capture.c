@@ -14,6 +14,10 @@ static const char *const loss_names[CAP_LOSS_MAX] = {
 	[CAP_LOSS_COUNT_MAP] = "count-map-full",
 	[CAP_LOSS_PROC] = "proc-unreadable",
 	[CAP_LOSS_MMAP_EVENTS] = "mmap-events",
+	[CAP_LOSS_RING] = "ring-full",
+	[CAP_LOSS_TRUNC_NO_CFI] = "truncated-no-cfi",
+	[CAP_LOSS_TRUNC_STACK] = "truncated-stack-copy",
+	[CAP_LOSS_TRUNC_ERROR] = "truncated-unwind-error",
 };
 
 const char *cap_loss_name(uint32_t cause)
@@ -42,6 +46,11 @@ static uint64_t le_get(const uint8_t *p, int n)
 uint64_t cap_stack_ip(const struct cap_stack *s, uint32_t i)
 {
 	return le_get(s->ips + (size_t)i * 8, 8);
+}
+
+uint64_t cap_rawstack_reg(const struct cap_rawstack *r, uint32_t i)
+{
+	return le_get(r->regs + (size_t)i * 8, 8);
 }
 
 /* --- writing -------------------------------------------------------------- */
@@ -217,6 +226,22 @@ void capw_jsym(struct cap_writer *w, uint32_t pid, uint64_t start, uint64_t size
 	finish(w, CAP_JSYM);
 }
 
+void capw_rawstack(struct cap_writer *w, const struct cap_rawstack *r, const uint64_t *regs)
+{
+	begin(w);
+	put_u32(w, r->pid);
+	put_u32(w, r->tid);
+	put_u64(w, r->time_ns);
+	put_u32(w, r->ustack);
+	put_le(w, r->machine, 2);
+	put_le(w, r->nregs, 2);
+	for (uint32_t i = 0; i < r->nregs; i++)
+		put_u64(w, regs[i]);
+	put_u32(w, r->stack_len);
+	put(w, r->stack, r->stack_len);
+	finish(w, CAP_RAWSTACK);
+}
+
 /* --- reading -------------------------------------------------------------- */
 
 __attribute__((format(printf, 3, 4))) static enum capr_status
@@ -379,6 +404,19 @@ static bool decode(struct cap_record *rec)
 		rec->u.jsym.size = get(&c, 8);
 		rec->u.jsym.name = get_str(&c);
 		break;
+	case CAP_RAWSTACK: {
+		struct cap_rawstack *r = &rec->u.rawstack;
+		r->pid = (uint32_t)get(&c, 4);
+		r->tid = (uint32_t)get(&c, 4);
+		r->time_ns = get(&c, 8);
+		r->ustack = (uint32_t)get(&c, 4);
+		r->machine = (uint16_t)get(&c, 2);
+		r->nregs = (uint16_t)get(&c, 2);
+		r->regs = take(&c, (size_t)r->nregs * 8);
+		r->stack_len = (uint32_t)get(&c, 4);
+		r->stack = take(&c, r->stack_len);
+		break;
+	}
 	default:
 		return true;
 	}

@@ -11,7 +11,7 @@
 
 #define CAP_MAGIC "PROFCAP"	/* 8 bytes with its NUL */
 #define CAP_MAJOR 1
-#define CAP_MINOR 0
+#define CAP_MINOR 1
 #define CAP_HEADER_SIZE 16
 #define CAP_RECORD_HEADER 8
 #define CAP_MAX_PAYLOAD (16u << 20)
@@ -27,6 +27,7 @@ enum cap_type {
 	CAP_LOSS = 7,
 	CAP_END = 8,
 	CAP_JSYM = 9,
+	CAP_RAWSTACK = 10,
 };
 
 enum cap_loss_cause {
@@ -35,6 +36,10 @@ enum cap_loss_cause {
 	CAP_LOSS_COUNT_MAP = 3,
 	CAP_LOSS_PROC = 4,
 	CAP_LOSS_MMAP_EVENTS = 5,
+	CAP_LOSS_RING = 6,
+	CAP_LOSS_TRUNC_NO_CFI = 7,
+	CAP_LOSS_TRUNC_STACK = 8,
+	CAP_LOSS_TRUNC_ERROR = 9,
 	CAP_LOSS_MAX,
 };
 
@@ -100,6 +105,16 @@ struct cap_jsym {
 	struct cap_str name;
 };
 
+struct cap_rawstack {
+	uint32_t pid, tid;
+	uint64_t time_ns;
+	uint32_t ustack;
+	uint16_t machine, nregs;
+	const uint8_t *regs; /* nregs little-endian u64s; read with cap_rawstack_reg() */
+	uint32_t stack_len;
+	const uint8_t *stack;
+};
+
 struct cap_record {
 	uint32_t type, len;
 	uint64_t offset; /* of the record header in the stream */
@@ -114,10 +129,12 @@ struct cap_record {
 		struct cap_loss loss;
 		struct cap_end end;
 		struct cap_jsym jsym;
+		struct cap_rawstack rawstack;
 	} u;
 };
 
 uint64_t cap_stack_ip(const struct cap_stack *s, uint32_t i);
+uint64_t cap_rawstack_reg(const struct cap_rawstack *r, uint32_t i);
 
 /* --- writing -------------------------------------------------------------- */
 
@@ -143,6 +160,8 @@ void capw_loss(struct cap_writer *w, uint32_t cause, uint64_t count);
 void capw_end(struct cap_writer *w, const struct cap_end *end);
 void capw_jsym(struct cap_writer *w, uint32_t pid, uint64_t start, uint64_t size, const char *name,
 	       size_t namelen);
+
+void capw_rawstack(struct cap_writer *w, const struct cap_rawstack *r, const uint64_t *regs);
 
 /* A cap_str for a C string (truncated at 65535 bytes). */
 struct cap_str cap_cstr(const char *s);

@@ -10,6 +10,7 @@
 #include "diag.h"
 #include "profile.h"
 #include "profile.skel.h"
+#include "raw_samples.h"
 
 _Static_assert(PROF_NR_COUNTERS <= 8, "drainer.counters is too small");
 
@@ -91,20 +92,18 @@ static void write_ksyms(struct drainer *d, const uint64_t *ips, uint32_t nr)
 	}
 }
 
-/* Gives each stack hash a capture id, writing the STACK record (and the
- * KSYMs it needs) the first time the hash is seen. */
-static void note_stack(struct drainer *d, uint64_t hash, const struct stack_trace *st)
+uint32_t drain_stack(struct drainer *d, uint64_t key, const uint64_t *ips, uint32_t nr)
 {
 	bool created;
-	struct htab_entry *e = htab_upsert(d->stacks, &hash, sizeof(hash), &created);
-	uint32_t nr = st->nr < PROF_MAX_STACK ? (uint32_t)st->nr : PROF_MAX_STACK;
+	struct htab_entry *e = htab_upsert(d->stacks, &key, sizeof(key), &created);
 
 	if (!created)
-		return;
+		return (uint32_t)e->val.u;
 	e->val.u = ++d->stats.stacks;
-	if (hash & PROF_KERNEL_STACK)
-		write_ksyms(d, (const uint64_t *)st->ip, nr);
-	capw_stack(d->w, (uint32_t)e->val.u, nr, (const uint64_t *)st->ip);
+	if (key & PROF_KERNEL_STACK)
+		write_ksyms(d, ips, nr);
+	capw_stack(d->w, (uint32_t)e->val.u, nr, ips);
+	return (uint32_t)e->val.u;
 }
 
 static uint32_t stack_id(struct drainer *d, uint64_t hash)
@@ -129,7 +128,7 @@ static void note_thread(struct drainer *d, const struct sample_key *k)
 	capw_comm(d->w, k->pid, k->tid, comm);
 }
 
-static void loss(struct drainer *d, enum cap_loss_cause cause, uint64_t n)
+void drain_loss(struct drainer *d, enum cap_loss_cause cause, uint64_t n)
 {
 	if (!n)
 		return;
@@ -146,19 +145,50 @@ static void account_losses(struct drainer *d)
 		{ PROF_LOST_KSTACK, CAP_LOSS_KSTACK },
 		{ PROF_LOST_USTACK, CAP_LOSS_USTACK },
 		{ PROF_LOST_COUNT, CAP_LOSS_COUNT_MAP },
+		{ PROF_LOST_RING, CAP_LOSS_RING },
 	};
 	volatile __u64 *c = d->skel->bss->counters;
 
 	d->stats.seen = c[PROF_SEEN];
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
 		uint64_t now = c[map[i].counter];
-		loss(d, map[i].cause, now - d->counters[map[i].counter]);
+		drain_loss(d, map[i].cause, now - d->counters[map[i].counter]);
 		d->counters[map[i].counter] = now;
 	}
 	if (d->sideband_lost) {
-		loss(d, CAP_LOSS_MMAP_EVENTS, *d->sideband_lost - d->sideband_reported);
+		drain_loss(d, CAP_LOSS_MMAP_EVENTS, *d->sideband_lost - d->sideband_reported);
 		d->sideband_reported = *d->sideband_lost;
 	}
+}
+
+bool drain_process(struct drainer *d, uint32_t pid, const char *comm)
+{
+	if (processes_sampled(d->procs, pid))
+		return true;
+	drain_loss(d, CAP_LOSS_PROC, 1);
+	if (d->verbose)
+		warnx("process %u (%.16s) exited before its mappings were known", pid, comm);
+	return false;
+}
+
+void drain_sample(struct drainer *d, const struct sample_key *k, uint32_t kstack, uint32_t ustack,
+		  uint64_t count, uint64_t now)
+{
+	/* Only user frames need the mappings. */
+	if (k->ustack) {
+		drain_process(d, k->pid, k->comm);
+		processes_perf_map(d->procs, k->pid, d->interval);
+	}
+	note_thread(d, k);
+	capw_sample(d->w, &(struct cap_sample){
+				  .pid = k->pid,
+				  .tid = k->tid,
+				  .kstack = kstack,
+				  .ustack = ustack,
+				  .count = count,
+				  .time_ns = now,
+			  });
+	d->stats.samples += count;
 }
 
 bool drain(struct drainer *d)
@@ -186,31 +216,21 @@ bool drain(struct drainer *d)
 		warn("draining the BPF maps");
 		return false;
 	}
-	for (long i = 0; i < nstacks; i++)
-		note_stack(d, d->stack_keys[i], &d->stack_vals[i]);
+	for (long i = 0; i < nstacks; i++) {
+		const struct stack_trace *st = &d->stack_vals[i];
+		drain_stack(d, d->stack_keys[i], (const uint64_t *)st->ip,
+			    st->nr < PROF_MAX_STACK ? (uint32_t)st->nr : PROF_MAX_STACK);
+	}
 	for (long i = 0; i < ncounts; i++) {
 		const struct sample_key *k = &d->count_keys[i];
-		/* Only user frames need the mappings. */
-		if (k->ustack && !processes_sampled(d->procs, k->pid)) {
-			loss(d, CAP_LOSS_PROC, 1);
-			if (d->verbose)
-				warnx("process %u (%.16s) exited before its mappings were known",
-				      k->pid, k->comm);
-		}
-		if (k->ustack)
-			processes_perf_map(d->procs, k->pid, d->interval);
-		note_thread(d, k);
-		capw_sample(d->w, &(struct cap_sample){
-					  .pid = k->pid,
-					  .tid = k->tid,
-					  .kstack = stack_id(d, k->kstack),
-					  .ustack = stack_id(d, k->ustack),
-					  .count = d->count_vals[i],
-					  .time_ns = now,
-				  });
-		d->stats.samples += d->count_vals[i];
+		drain_sample(d, k, stack_id(d, k->kstack), stack_id(d, k->ustack), d->count_vals[i],
+			     now);
 	}
+	if (d->raw)
+		raw_samples_drain(d->raw, now);
 	account_losses(d);
 	processes_reap(d->procs, ++d->interval);
+	if (d->raw)
+		raw_samples_sweep(d->raw);
 	return true;
 }

@@ -16,6 +16,7 @@
 #include "processes.h"
 
 struct profile_bpf;
+struct raw_samples;
 struct sample_key;
 struct stack_trace;
 
@@ -37,6 +38,7 @@ struct drainer {
 	 * before its samples are written. */
 	void (*catch_up)(void *ctx);
 	void *catch_up_ctx;
+	struct raw_samples *raw; /* --unwind=dwarf samples, or NULL */
 	bool verbose;
 	uint64_t start_ns;    /* CLOCK_MONOTONIC at capture start */
 	uint64_t interval;    /* drains done so far */
@@ -62,5 +64,22 @@ void drainer_free(struct drainer *d);
 bool drain(struct drainer *d);
 
 uint64_t monotonic_ns(void);
+
+/* For the samples that come other ways than the BPF maps: */
+
+/* The capture id of the stack stored under key (prof_stack_key()), its
+ * STACK record written the first time. */
+uint32_t drain_stack(struct drainer *d, uint64_t key, const uint64_t *ips, uint32_t nr);
+
+/* Makes sure pid's mappings are in the capture before a sample of its;
+ * false (counted as a loss) if none could be known. */
+bool drain_process(struct drainer *d, uint32_t pid, const char *comm);
+
+/* Writes the SAMPLE record of count samples of key, whose stacks have the
+ * capture ids kstack and ustack (0 for none). */
+void drain_sample(struct drainer *d, const struct sample_key *key, uint32_t kstack,
+		  uint32_t ustack, uint64_t count, uint64_t now);
+
+void drain_loss(struct drainer *d, enum cap_loss_cause cause, uint64_t n);
 
 #endif

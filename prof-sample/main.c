@@ -26,6 +26,7 @@
 #include "perf_events.h"
 #include "privileges.h"
 #include "processes.h"
+#include "raw_samples.h"
 #include "profile.skel.h"
 #include "sideband.h"
 #include "stream.h"
@@ -124,14 +125,48 @@ static void report(const struct drain_stats *st, bool verbose)
 		      st->lost[CAP_LOSS_PROC]);
 	if (st->lost[CAP_LOSS_MMAP_EVENTS])
 		warnx("lost %" PRIu64 " mmap events", st->lost[CAP_LOSS_MMAP_EVENTS]);
+	if (st->lost[CAP_LOSS_RING])
+		warnx("lost %" PRIu64 " of %" PRIu64 " samples: ring buffer full "
+		      "(prof-sample could not unwind as fast as samples came)",
+		      st->lost[CAP_LOSS_RING], st->seen);
+	if (st->lost[CAP_LOSS_TRUNC_NO_CFI] || st->lost[CAP_LOSS_TRUNC_STACK] ||
+	    st->lost[CAP_LOSS_TRUNC_ERROR])
+		warnx("user stacks cut short: %" PRIu64 " at code without CFI, %" PRIu64
+		      " at the end of the stack copy (see --stack-size), %" PRIu64
+		      " at CFI that could not be evaluated",
+		      st->lost[CAP_LOSS_TRUNC_NO_CFI], st->lost[CAP_LOSS_TRUNC_STACK],
+		      st->lost[CAP_LOSS_TRUNC_ERROR]);
+}
+
+/* Samples lost whole, as opposed to stacks lost or cut short. */
+static uint64_t samples_lost(const struct drain_stats *st)
+{
+	return st->lost[CAP_LOSS_COUNT_MAP] + st->lost[CAP_LOSS_RING];
+}
+
+static uint32_t ring_size(void)
+{
+	/* 1 MiB per CPU holds about 100 ms of samples at 999 Hz, between
+	 * reads every 10 ms. */
+	int ncpus = libbpf_num_possible_cpus();
+	uint32_t size = 4u << 20;
+
+	while (ncpus > 0 && size < (uint32_t)ncpus << 20 && size < (1u << 30))
+		size <<= 1;
+	return size;
 }
 
 static void set_map_sizes(struct profile_bpf *skel, const struct options *o)
 {
-	bpf_map__set_max_entries(skel->maps.stacks0, o->stack_entries);
-	bpf_map__set_max_entries(skel->maps.stacks1, o->stack_entries);
-	bpf_map__set_max_entries(skel->maps.counts0, o->count_entries);
-	bpf_map__set_max_entries(skel->maps.counts1, o->count_entries);
+	/* In dwarf mode the stack and count maps stay empty. */
+	uint32_t stacks = o->dwarf ? 1 : o->stack_entries, counts = o->dwarf ? 1 : o->count_entries;
+
+	bpf_map__set_max_entries(skel->maps.stacks0, stacks);
+	bpf_map__set_max_entries(skel->maps.stacks1, stacks);
+	bpf_map__set_max_entries(skel->maps.counts0, counts);
+	bpf_map__set_max_entries(skel->maps.counts1, counts);
+	if (o->dwarf)
+		bpf_map__set_max_entries(skel->maps.raw_samples, ring_size());
 }
 
 int main(int argc, char **argv)
@@ -175,6 +210,8 @@ int main(int argc, char **argv)
 	skel->rodata->include_idle = opt.idle;
 	skel->rodata->kernel_stacks = opt.kernel;
 	skel->rodata->user_stacks = opt.user;
+	skel->rodata->dwarf_unwind = opt.dwarf;
+	skel->rodata->stack_copy_size = opt.stack_size;
 	set_map_sizes(skel, &opt);
 	bpf_program__set_autoload(skel->progs.follow_fork, opt.command != NULL);
 	bpf_program__set_autoload(skel->progs.forget_exit, skel->rodata->filter_pids);
@@ -213,6 +250,14 @@ int main(int argc, char **argv)
 		d.catch_up_ctx = &sb;
 	} else
 		warnx("processes that exit before a drain will lose their user frames");
+	if (opt.dwarf) {
+		d.raw = raw_samples_open(bpf_map__fd(skel->maps.raw_samples), &d,
+					 opt.keep_stack_bytes);
+		if (!d.raw) {
+			status = EXIT_USAGE;
+			goto cleanup_capture;
+		}
+	}
 	err = perf_events_attach(&events, skel->progs.do_sample,
 				 &(struct sample_clock){ opt.freq, opt.period, opt.user, opt.kernel,
 							 opt.targets.cpus, opt.targets.ncpus });
@@ -241,9 +286,14 @@ int main(int argc, char **argv)
 			uint64_t until = next < deadline ? next : deadline;
 			/* Wake at least every 100 ms to keep the mmap-event
 			 * rings from filling up, and to notice the command
-			 * exiting. */
-			uint64_t ms = (until - now) / 1000000 + 1;
-			sideband_poll(&sb, ms > 100 ? 100 : (int)ms);
+			 * exiting; every 10 ms to unwind samples as they
+			 * come. */
+			uint64_t ms = (until - now) / 1000000 + 1, most = d.raw ? 10 : 100;
+			sideband_poll(&sb, ms > most ? (int)most : (int)ms);
+			if (d.raw && !raw_samples_consume(d.raw)) {
+				status = EXIT_PARTIAL;
+				break;
+			}
 			continue;
 		}
 		next += interval;
@@ -262,7 +312,7 @@ int main(int argc, char **argv)
 		capw_end(&w, &(struct cap_end){
 				     .duration_ns = monotonic_ns() - start,
 				     .samples = d.stats.samples,
-				     .lost = d.stats.lost[CAP_LOSS_COUNT_MAP],
+				     .lost = samples_lost(&d.stats),
 				     .stacks = d.stats.stacks,
 				     .taken = d.stats.seen,
 			     });
@@ -275,6 +325,7 @@ int main(int argc, char **argv)
 	report(&d.stats, opt.verbose);
 
 cleanup_capture:
+	raw_samples_close(d.raw);
 	sideband_close(&sb);
 	drainer_free(&d);
 	processes_free(&procs);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "profile.h"
 
 static const char usage[] =
 	"Usage: prof-sample [OPTION]... [-- COMMAND [ARG]...] > CAPTURE\n"
@@ -29,12 +30,19 @@ static const char usage[] =
 	"      --kernel-only        sample only while in the kernel\n"
 	"      --user-only          sample only while in user space\n"
 	"      --idle               include the idle task (excluded by default)\n"
+	"      --unwind MODE        how user stacks are walked: fp (frame pointers,\n"
+	"                           the default) or dwarf (call-frame information,\n"
+	"                           for code built without frame pointers)\n"
+	"      --stack-size BYTES   user stack copied per sample with --unwind=dwarf\n"
+	"                           (default 8192, at most 16384)\n"
 	"\n"
 	"Capture:\n"
 	"  -o, --output FILE        write to FILE instead of stdout\n"
 	"      --interval SECS      drain and flush every SECS (default 1)\n"
 	"      --stack-storage-size N  distinct stacks per interval (default 16384)\n"
 	"      --count-storage-size N  distinct samples per interval (default 16384)\n"
+	"      --keep-stack-bytes   with --unwind=dwarf, also write each sample's\n"
+	"                           registers and stack bytes (RAWSTACK records)\n"
 	"  -q, --quiet              no progress line on a terminal\n"
 	"  -v, --verbose            libbpf messages and a summary\n"
 	"  -h, --help               show this help and exit\n"
@@ -75,6 +83,9 @@ void parse_options(int argc, char **argv, struct options *o)
 		OPT_USER_ONLY,
 		OPT_STACKS,
 		OPT_COUNTS,
+		OPT_UNWIND,
+		OPT_STACK_SIZE,
+		OPT_KEEP_STACK,
 	};
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
@@ -91,6 +102,9 @@ void parse_options(int argc, char **argv, struct options *o)
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "stack-storage-size", required_argument, NULL, OPT_STACKS },
 		{ "count-storage-size", required_argument, NULL, OPT_COUNTS },
+		{ "unwind", required_argument, NULL, OPT_UNWIND },
+		{ "stack-size", required_argument, NULL, OPT_STACK_SIZE },
+		{ "keep-stack-bytes", no_argument, NULL, OPT_KEEP_STACK },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -100,7 +114,8 @@ void parse_options(int argc, char **argv, struct options *o)
 	int c;
 
 	*o = (struct options){ .freq = 99, .interval = 1.0, .user = true, .kernel = true,
-			       .stack_entries = 16384, .count_entries = 16384 };
+			       .stack_entries = 16384, .count_entries = 16384, .stack_size = 8192 };
+	bool stack_size_set = false;
 	/* "+": stop at the first non-option, so COMMAND's own options are
 	 * left alone even without "--". */
 	while ((c = getopt_long(argc, argv, "+p:t:C:F:c:d:o:qvhV", longopts, NULL)) != -1) {
@@ -149,6 +164,22 @@ void parse_options(int argc, char **argv, struct options *o)
 		case OPT_COUNTS:
 			o->count_entries = (uint32_t)parse_count(optarg, "count storage size", 16, 1u << 24);
 			break;
+		case OPT_UNWIND:
+			if (strcmp(optarg, "dwarf") == 0)
+				o->dwarf = true;
+			else if (strcmp(optarg, "fp") == 0)
+				o->dwarf = false;
+			else
+				errx(EXIT_USAGE, "invalid unwind mode: '%s' (fp or dwarf)", optarg);
+			break;
+		case OPT_STACK_SIZE:
+			o->stack_size = (uint32_t)parse_count(optarg, "stack size", 64,
+							      PROF_MAX_STACK_COPY);
+			stack_size_set = true;
+			break;
+		case OPT_KEEP_STACK:
+			o->keep_stack_bytes = true;
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -166,6 +197,8 @@ void parse_options(int argc, char **argv, struct options *o)
 	}
 	if (!o->user && !o->kernel)
 		errx(EXIT_USAGE, "--kernel-only and --user-only exclude each other");
+	if (!o->dwarf && (stack_size_set || o->keep_stack_bytes))
+		errx(EXIT_USAGE, "--stack-size and --keep-stack-bytes need --unwind=dwarf");
 	if (optind < argc)
 		o->command = argv + optind;
 	if (o->command && (o->targets.npids || o->targets.ntids))

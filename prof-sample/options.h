@@ -17,6 +17,9 @@ struct options {
 	bool idle, verbose, quiet;
 	bool user, kernel; /* sample user mode, kernel mode */
 	uint32_t stack_entries, count_entries;
+	bool dwarf;	       /* --unwind=dwarf */
+	uint32_t stack_size;   /* user stack bytes copied per sample in dwarf mode */
+	bool keep_stack_bytes; /* write them to the capture too */
 	struct targets targets;
 	char **command; /* after "--", or NULL */
 };

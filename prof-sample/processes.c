@@ -13,6 +13,7 @@ struct process {
 	struct mapping *maps;
 	size_t n, cap;
 	size_t written; /* maps[0..written) are in the capture */
+	uint64_t generation;
 	bool sampled, exited;
 	uint64_t exit_interval;
 	bool uid_known, perf_map_refused;
@@ -66,8 +67,10 @@ static struct process *get(struct processes *ps, uint32_t pid)
 	bool created;
 	struct htab_entry *e = htab_upsert(ps->byid, &pid, sizeof(pid), &created);
 
-	if (created)
-		e->val.p = xcalloc(1, sizeof(struct process));
+	if (created) {
+		struct process *p = e->val.p = xcalloc(1, sizeof(struct process));
+		p->generation = ++ps->generations;
+	}
 	return e->val.p;
 }
 
@@ -96,6 +99,9 @@ static bool same(const struct mapping *a, const struct mapping *b)
  * in an mmap event and in /proc). */
 static void add(struct process *p, const struct mapping *m)
 {
+	/* The low half tells processes apart, the high half counts changes:
+	 * processes_maps' callers only compare it with the one they saw. */
+	p->generation += 1ull << 32;
 	for (size_t i = 0; i < p->n; i++)
 		if (same(&p->maps[i], m))
 			return;
@@ -167,6 +173,7 @@ void processes_fork(struct processes *ps, uint32_t ppid, uint32_t pid)
 	child->n = inherited.n;
 	child->cap = inherited.cap;
 	child->written = 0;
+	child->generation += 1ull << 32;
 }
 
 void processes_exit(struct processes *ps, uint32_t pid, uint64_t interval)
@@ -247,6 +254,19 @@ void processes_perf_map(struct processes *ps, uint32_t pid, uint64_t interval)
 		      "ignored",
 		      pid);
 	}
+}
+
+const struct mapping *processes_maps(struct processes *ps, uint32_t pid, size_t *n,
+				     uint64_t *generation)
+{
+	struct htab_entry *e = htab_find(ps->byid, &pid, sizeof(pid));
+	struct process *p = e ? e->val.p : NULL;
+
+	if (!p)
+		return NULL;
+	*n = p->n;
+	*generation = p->generation;
+	return p->maps;
 }
 
 bool processes_sampled(struct processes *ps, uint32_t pid)

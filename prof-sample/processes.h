@@ -25,6 +25,7 @@ struct mapping {
 
 struct processes {
 	struct cap_writer *w;
+	uint64_t generations; /* mapping-set versions handed out so far */
 	struct htab *byid;	/* pid -> struct process */
 	struct htab *build_ids; /* file identity -> build-id */
 };
@@ -55,6 +56,11 @@ void processes_perf_map(struct processes *ps, uint32_t pid, uint64_t interval);
  * interval keeps the old process's mappings before its own, which it
  * overrides where they overlap. */
 void processes_reap(struct processes *ps, uint64_t interval);
+
+/* The mappings known for pid, or NULL; *generation changes whenever they
+ * do (and differs between two processes that had the same PID). */
+const struct mapping *processes_maps(struct processes *ps, uint32_t pid, size_t *n,
+				     uint64_t *generation);
 
 /* Fills in m's build-id from the file at path (seen through pid's root),
  * cached by file identity. */

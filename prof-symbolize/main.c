@@ -109,16 +109,28 @@ static void parse_options(int argc, char **argv, struct options *o)
 
 static void report(const struct symbolizer *s, bool verbose)
 {
-	uint64_t lost = s->lost[CAP_LOSS_COUNT_MAP];
+	uint64_t truncated = s->lost[CAP_LOSS_TRUNC_NO_CFI] + s->lost[CAP_LOSS_TRUNC_STACK] +
+			     s->lost[CAP_LOSS_TRUNC_ERROR];
 
-	if (lost)
-		warnx("the capture lost %" PRIu64 " samples (count map full)", lost);
+	if (s->lost[CAP_LOSS_COUNT_MAP])
+		warnx("the capture lost %" PRIu64 " samples (count map full)",
+		      s->lost[CAP_LOSS_COUNT_MAP]);
+	if (s->lost[CAP_LOSS_RING])
+		warnx("the capture lost %" PRIu64 " samples (ring buffer full)",
+		      s->lost[CAP_LOSS_RING]);
 	if (s->lost[CAP_LOSS_KSTACK] || s->lost[CAP_LOSS_USTACK])
 		warnx("the capture lost %" PRIu64 " kernel and %" PRIu64 " user stacks",
 		      s->lost[CAP_LOSS_KSTACK], s->lost[CAP_LOSS_USTACK]);
+	if (truncated)
+		warnx("the capture has %" PRIu64 " user stacks cut short (no CFI, stack copy "
+		      "too short, or CFI not evaluable)",
+		      truncated);
 	if (verbose)
 		warnx("%" PRIu64 " samples, %" PRIu64 " frames, %" PRIu64 " unresolved",
 		      s->samples, s->frames, s->unresolved);
+	if (verbose && s->rawstacks)
+		warnx("%" PRIu64 " raw stack records, %" PRIu64 " stack bytes", s->rawstacks,
+		      s->rawstack_bytes);
 }
 
 int main(int argc, char **argv)

@@ -530,6 +530,12 @@ void symbolizer_record(struct symbolizer *s, const struct cap_record *rec)
 	case CAP_JSYM:
 		add_jsym(s, &rec->u.jsym);
 		break;
+	case CAP_RAWSTACK:
+		/* The stacks were unwound when sampled; the bytes are for
+		 * unwinding again elsewhere. */
+		s->rawstacks++;
+		s->rawstack_bytes += rec->u.rawstack.stack_len;
+		break;
 	default:
 		break; /* a newer writer's record: skip it */
 	}

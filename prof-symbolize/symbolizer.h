@@ -44,6 +44,7 @@ struct symbolizer {
 	bool have_info, have_end;
 	struct cap_end end;
 	uint64_t samples, frames, unresolved;
+	uint64_t rawstacks, rawstack_bytes; /* RAWSTACK records, kept for offline unwinding */
 	uint64_t last_time; /* time_ns of the last SAMPLE, to flush per interval */
 	uint64_t lost[CAP_LOSS_MAX];
 };

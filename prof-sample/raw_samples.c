@@ -1,0 +1,180 @@
+#include "raw_samples.h"
+
+#include <bpf/libbpf.h>
+#include <elf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture.h"
+#include "diag.h"
+#include "drain.h"
+#include "htab.h"
+#include "profile.h"
+#include "unwind.h"
+
+/* What samples are aggregated by: the count map's key, plus the capture
+ * ids of its stacks. */
+struct agg_key {
+	struct sample_key key;
+	uint32_t kstack, ustack;
+};
+
+struct raw_samples {
+	struct ring_buffer *rb;
+	struct drainer *d;
+	struct unwinder *unw;
+	struct htab *counts; /* struct agg_key -> count, since the last drain */
+	bool keep_stack_bytes;
+	uint64_t truncated[CAP_LOSS_MAX]; /* since the last drain, by cause */
+	uint64_t ips[PROF_MAX_STACK];
+};
+
+static const enum cap_loss_cause truncation_cause[] = {
+	[UNWIND_NO_CFI] = CAP_LOSS_TRUNC_NO_CFI,
+	[UNWIND_STACK_SHORT] = CAP_LOSS_TRUNC_STACK,
+	[UNWIND_ERROR] = CAP_LOSS_TRUNC_ERROR,
+};
+
+static enum unwind_status unwind_user(struct raw_samples *r, const struct raw_sample *rs,
+				      uint32_t stack_len, uint32_t *nr)
+{
+	struct unwind_input in = {
+		.pid = rs->pid,
+		.tid = rs->tid,
+		.regs = (const uint64_t *)rs->regs,
+		.stack = rs->stack,
+		.stack_len = stack_len,
+	};
+	enum unwind_status status = unwind(r->unw, &in, r->ips, PROF_MAX_STACK, nr);
+	size_t n;
+	uint64_t before, after;
+
+	if (status == UNWIND_COMPLETE || !r->d->catch_up ||
+	    !processes_maps(r->d->procs, rs->pid, &n, &before))
+		return status;
+	/* The mmap event of the code the walk stopped in may still be in the
+	 * event ring: read it, and walk again if it changed anything. */
+	r->d->catch_up(r->d->catch_up_ctx);
+	if (processes_maps(r->d->procs, rs->pid, &n, &after) && after != before)
+		status = unwind(r->unw, &in, r->ips, PROF_MAX_STACK, nr);
+	return status;
+}
+
+static int on_sample(void *ctx, void *data, size_t size)
+{
+	struct raw_samples *r = ctx;
+	const struct raw_sample *rs = data;
+	struct agg_key a;
+	uint32_t stack_len, knr, unr = 0;
+	struct htab_entry *e;
+
+	if (size < PROF_RAW_HEADER)
+		return 0;
+	memset(&a, 0, sizeof(a));
+	a.key.pid = rs->pid;
+	a.key.tid = rs->tid;
+	memcpy(a.key.comm, rs->comm, sizeof(a.key.comm));
+	stack_len = rs->stack_len <= size - PROF_RAW_HEADER ? rs->stack_len
+							   : (uint32_t)(size - PROF_RAW_HEADER);
+	knr = rs->kstack_nr < PROF_MAX_STACK ? rs->kstack_nr : PROF_MAX_STACK;
+	if (knr) {
+		a.key.kstack = prof_stack_key(rs->kstack, knr, 1);
+		a.kstack = drain_stack(r->d, a.key.kstack, (const uint64_t *)rs->kstack, knr);
+	}
+	if (rs->flags & PROF_RAW_USER) {
+		enum unwind_status status = UNWIND_NO_CFI;
+		char comm[PROF_COMM_LEN + 1] = { 0 };
+
+		memcpy(comm, rs->comm, PROF_COMM_LEN);
+		if (drain_process(r->d, rs->pid, comm))
+			status = unwind_user(r, rs, stack_len, &unr);
+		else {
+			r->ips[0] = rs->regs[PROF_UREG_IP];
+			unr = 1;
+		}
+		if (status != UNWIND_COMPLETE)
+			r->truncated[truncation_cause[status]]++;
+		a.key.ustack = prof_stack_key((const __u64 *)r->ips, unr, 0);
+		a.ustack = drain_stack(r->d, a.key.ustack, r->ips, unr);
+		if (r->keep_stack_bytes)
+			capw_rawstack(r->d->w,
+				      &(struct cap_rawstack){
+					      .pid = rs->pid,
+					      .tid = rs->tid,
+					      .time_ns = monotonic_ns() - r->d->start_ns,
+					      .ustack = a.ustack,
+					      .machine = EM_X86_64,
+					      .nregs = PROF_NR_UREGS,
+					      .stack_len = stack_len,
+					      .stack = rs->stack,
+				      },
+				      (const uint64_t *)rs->regs);
+	}
+	e = htab_upsert(r->counts, &a, sizeof(a), NULL);
+	e->val.u++;
+	return 0;
+}
+
+struct raw_samples *raw_samples_open(int ring_fd, struct drainer *d, bool keep_stack_bytes)
+{
+	struct raw_samples *r = xcalloc(1, sizeof(*r));
+
+	r->rb = ring_buffer__new(ring_fd, on_sample, r, NULL);
+	if (!r->rb) {
+		warn("cannot read the sample ring buffer");
+		free(r);
+		return NULL;
+	}
+	r->d = d;
+	r->unw = unwinder_new(d->procs);
+	r->counts = htab_new();
+	r->keep_stack_bytes = keep_stack_bytes;
+	return r;
+}
+
+void raw_samples_close(struct raw_samples *r)
+{
+	if (!r)
+		return;
+	ring_buffer__free(r->rb);
+	unwinder_free(r->unw);
+	htab_free(r->counts);
+	free(r);
+}
+
+bool raw_samples_consume(struct raw_samples *r)
+{
+	int n = ring_buffer__consume(r->rb);
+
+	if (n < 0 && n != -EINTR) {
+		errno = -n;
+		warn("reading the sample ring buffer");
+		return false;
+	}
+	return true;
+}
+
+void raw_samples_drain(struct raw_samples *r, uint64_t now)
+{
+	struct htab_entry *e;
+
+	raw_samples_consume(r);
+	e = htab_entries(r->counts);
+	for (size_t i = 0; i < htab_count(r->counts); i++) {
+		struct agg_key a;
+		memcpy(&a, e[i].key, sizeof(a));
+		drain_sample(r->d, &a.key, a.kstack, a.ustack, e[i].val.u, now);
+	}
+	htab_free(r->counts);
+	r->counts = htab_new();
+	for (int c = 0; c < CAP_LOSS_MAX; c++) {
+		drain_loss(r->d, (enum cap_loss_cause)c, r->truncated[c]);
+		r->truncated[c] = 0;
+	}
+}
+
+void raw_samples_sweep(struct raw_samples *r)
+{
+	unwinder_sweep(r->unw);
+}

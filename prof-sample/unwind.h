@@ -1,0 +1,41 @@
+/*
+ * --unwind=dwarf: unwinding a user stack from the registers and stack bytes
+ * the BPF program copied, with the call-frame information of the files the
+ * process maps, through libdwfl.
+ */
+#ifndef PROF_SAMPLE_UNWIND_H
+#define PROF_SAMPLE_UNWIND_H
+
+#include <stdint.h>
+
+#include "processes.h"
+
+enum unwind_status {
+	UNWIND_COMPLETE,    /* reached the outermost frame (_start, clone) */
+	UNWIND_NO_CFI,	    /* stopped at a frame no CFI describes */
+	UNWIND_STACK_SHORT, /* needed stack beyond the bytes copied */
+	UNWIND_ERROR,	    /* the CFI could not be evaluated */
+};
+
+struct unwinder;
+
+struct unwind_input {
+	uint32_t pid, tid;
+	const uint64_t *regs; /* PROF_NR_UREGS, in DWARF order */
+	const uint8_t *stack; /* memory from regs[PROF_UREG_SP] up */
+	uint32_t stack_len;
+};
+
+struct unwinder *unwinder_new(struct processes *ps);
+void unwinder_free(struct unwinder *u);
+
+/* Unwinds one sample into ips[0..*nr) (leaf first, return addresses as
+ * a frame-pointer walk gives them), at most max frames.  The frames found
+ * before a failure are kept: they are right, only the callers are missing. */
+enum unwind_status unwind(struct unwinder *u, const struct unwind_input *in, uint64_t *ips,
+			  uint32_t max, uint32_t *nr);
+
+/* Forgets the processes the process table has forgotten. */
+void unwinder_sweep(struct unwinder *u);
+
+#endif

@@ -1,0 +1,221 @@
+#!/usr/bin/env bats
+# prof-sample --unwind=dwarf (issue 7): full user stacks of code built
+# without frame pointers, in agreement with perf record --call-graph dwarf,
+# and stacks that cannot be unwound cut short and counted, never guessed.
+
+load helpers
+bats_require_minimum_version 1.5.0
+
+setup() {
+	TMP=$(mktemp -d)
+}
+
+teardown() {
+	stop_workload
+	rm -rf "$TMP"
+}
+
+# reach_main FOLDED: the percentage of samples whose stack goes through main.
+reach_main() {
+	awk '{ t += $NF } /(^|;)main;/ { m += $NF } END { printf "%.1f\n", t ? 100 * m / t : 0 }' "$1"
+}
+
+# A function's name as both perf (with libc's debug info) and prof-symbolize
+# (with its symbol table) spell it: msort_with_tmp.part.0 is msort_with_tmp,
+# __GI___qsort_r and qsort_r are one, __libc_start_main_impl is
+# __libc_start_main.
+normalize() {
+	sed -E 's/@[A-Z_0-9.]+//g; s/\.(part|isra|constprop|cold)\.[0-9]+//g; s/(^|;)(__GI_)?_*/\1/g
+		s/_impl(;| )/\1/g'
+}
+
+# matching FOLDED ERE: the summed count of the stacks matching ERE.
+matching() {
+	grep -E -- "$2" "$1" | awk '{ s += $NF } END { print s + 0 }'
+}
+
+# inclusive_shares FOLDED: "function percent" of samples whose stack holds
+# the function (once per stack), by decreasing share, the comm left out.
+inclusive_shares() {
+	normalize <"$1" | awk '{ n = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";"); t += n
+		delete seen; for (i = 2; i <= k; i++) if (!(f[i] in seen)) { seen[f[i]] = 1; c[f[i]] += n } }
+		END { for (x in c) printf "%s %.2f\n", x, 100 * c[x] / t }' | sort -k2,2nr
+}
+
+# Every caller nofp's source allows, as "caller callee" (normalized names);
+# a stack that pairs any of nofp's functions otherwise was mis-unwound.
+NOFP_CALLS='libc_start_call_main main
+main recurse
+recurse recurse
+recurse spin
+main qsort_r
+main sort_round
+sort_round qsort_r
+qsort_r msort_with_tmp
+msort_with_tmp msort_with_tmp
+msort_with_tmp compare
+main clock_gettime'
+
+# wrong_calls FOLDED: the adjacent frames that nofp's code cannot produce,
+# among those naming one of its functions.
+wrong_calls() {
+	normalize <"$1" | awk -v allowed="$NOFP_CALLS" '
+		BEGIN { n = split(allowed, a, "\n"); for (i = 1; i <= n; i++) ok[a[i]] = 1
+			split("main recurse spin compare sort_round", o, " "); for (i in o) own[o[i]] = 1 }
+		{ sub(/ [0-9]+$/, ""); k = split($0, f, ";")
+		  for (i = 3; i <= k; i++)
+			if ((own[f[i]] || own[f[i-1]]) && !((f[i-1] " " f[i]) in ok) &&
+			    !(f[i-1] ~ /msort_with_tmp/ && f[i] ~ /^(mem(cpy|move)|compare)/) &&
+			    !(f[i-1] ~ /clock_gettime/ || f[i] ~ /clock_gettime/))
+				print f[i-1] " -> " f[i] }' | sort | uniq -c
+}
+
+@test "--unwind=dwarf: 95% of the samples of code without frame pointers reach main; frame pointers reach few" {
+	require_root
+	prof-sample -F 999 --user-only --unwind=dwarf -o "$TMP/dwarf.prof" -- "$PROF_WORKLOADS/nofp" 3
+	prof-symbolize "$TMP/dwarf.prof" | prof-fold > "$TMP/dwarf.folded"
+	prof-sample -F 999 --user-only -o "$TMP/fp.prof" -- "$PROF_WORKLOADS/nofp" 3
+	prof-symbolize "$TMP/fp.prof" | prof-fold > "$TMP/fp.folded"
+	[ "$(folded_total "$TMP/dwarf.folded")" -ge 1000 ]
+	[ "$(folded_total "$TMP/fp.folded")" -ge 1000 ]
+	dwarf=$(reach_main "$TMP/dwarf.folded")
+	fp=$(reach_main "$TMP/fp.folded")
+	echo "reach main: dwarf $dwarf%, frame pointers $fp%"
+	awk -v d="$dwarf" -v f="$fp" 'BEGIN { exit !(d >= 95 && f <= 20) }'
+	# Both halves of the time, whole: recurse(24) down to recurse(1),
+	# whose tail call leaves spin in recurse(0)'s place, and qsort's
+	# callbacks.
+	total=$(folded_total "$TMP/dwarf.folded")
+	[ "$(matching "$TMP/dwarf.folded" ';main;(recurse;){24}spin ')" -ge $((total * 30 / 100)) ]
+	[ "$(matching "$TMP/dwarf.folded" ';main;qsort_r;(msort_with_tmp[.a-z0-9]*;)+compare ')" -ge $((total * 5 / 100)) ]
+	run wrong_calls "$TMP/dwarf.folded"
+	echo "$output"
+	[ -z "$output" ]
+}
+
+@test "--unwind=dwarf agrees with perf record --call-graph dwarf: top functions within 5 points" {
+	require_root
+	command -v perf >/dev/null || skip "perf is not installed"
+	start_workload nofp 9
+	perf record -q -F 999 --call-graph dwarf -p "$WORKLOAD_PID" -o "$TMP/perf.data" \
+		-- sleep 5 2>/dev/null &
+	perfpid=$!
+	prof-sample -F 999 -d 5 --user-only --unwind=dwarf -p "$WORKLOAD_PID" |
+		prof-symbolize | prof-fold > "$TMP/ours.folded"
+	wait "$perfpid"
+	# perf's period column is nanoseconds: count its samples one each.
+	perf script -i "$TMP/perf.data" -F comm,pid,tid,time,event,ip,sym,dso 2>/dev/null |
+		awk '/^[^\t ]/ && !/^#/ { $0 = $1 " " $2 " " $3 " 1 " $4 } { print }' |
+		prof-fold > "$TMP/perf.folded"
+	[ "$(folded_total "$TMP/ours.folded")" -ge 3000 ]
+	[ "$(folded_total "$TMP/perf.folded")" -ge 3000 ]
+	ours=$(inclusive_shares "$TMP/ours.folded")
+	theirs=$(inclusive_shares "$TMP/perf.folded")
+	echo "ours:"; echo "$ours" | head -12
+	echo "perf:"; echo "$theirs" | head -12
+	n=0
+	while read -r f share; do
+		other=$(awk -v f="$f" '$1 == f { print $2 }' <<<"$ours")
+		echo "$f: perf $share%, ours ${other:-0}%"
+		awk -v a="$share" -v b="${other:-0}" 'BEGIN { d = a - b; exit !(d <= 5 && d >= -5) }'
+		n=$((n + 1))
+	done < <(head -10 <<<"$theirs")
+	[ "$n" -ge 8 ]
+	# The deep ones too: main is in nearly every stack of both.
+	awk -v s="$(awk '$1 == "main" { print $2 }' <<<"$ours")" 'BEGIN { exit !(s >= 95) }'
+}
+
+@test "code without CFI: the walk stops at it, counted as truncated-no-cfi, with no guessed callers" {
+	require_root
+	run prof-sample -F 999 --user-only --unwind=dwarf -o "$TMP/cap.prof" -- "$PROF_WORKLOADS/nocfi" 2
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"user stacks cut short: "[0-9]*" at code without CFI"* ]]
+	prof-symbolize "$TMP/cap.prof" > "$TMP/frames.txt"
+	prof-fold "$TMP/frames.txt" > "$TMP/folded"
+	cat "$TMP/folded"
+	total=$(folded_total "$TMP/folded")
+	truncated=$(awk '$1 == "#" && $2 == "lost" && $3 == "truncated-no-cfi" { print $4 }' "$TMP/frames.txt")
+	[ "$total" -ge 1000 ]
+	# spin has no CFI, so it is where every walk through it stops: its
+	# callers (outer, main) are never guessed from a stale rbp.
+	[ "$(folded_total "$TMP/folded" '^nocfi;spin ')" -ge $((total * 95 / 100)) ]
+	[ "$(folded_total "$TMP/folded" ';spin ')" -eq "$(folded_total "$TMP/folded" '^nocfi;spin ')" ]
+	# And each such sample is counted: nothing of nocfi's code can be
+	# unwound, so nearly every sample is.
+	[ "$truncated" -ge $((total * 95 / 100)) ]
+	[ "$truncated" -le "$total" ]
+}
+
+@test "a stack copy too short: stacks are cut where it ends, counted, and every frame found is right" {
+	require_root
+	run prof-sample -F 999 --user-only --unwind=dwarf --stack-size 512 -o "$TMP/cap.prof" \
+		-- "$PROF_WORKLOADS/nofp" 2
+	[ "$status" -eq 0 ]
+	[[ "$output" == *" at the end of the stack copy (see --stack-size)"* ]]
+	prof-symbolize "$TMP/cap.prof" > "$TMP/frames.txt"
+	prof-fold "$TMP/frames.txt" > "$TMP/folded"
+	total=$(folded_total "$TMP/folded")
+	short=$(awk '$1 == "#" && $2 == "lost" && $3 == "truncated-stack-copy" { print $4 }' "$TMP/frames.txt")
+	echo "samples $total, cut short $short"
+	[ "$total" -ge 1000 ]
+	# 512 bytes hold the recursion but not what is above main.
+	[ "$short" -ge $((total * 90 / 100)) ]
+	[ "$(folded_total "$TMP/folded" '^nofp;_start;')" -le $((total - short)) ]
+	run wrong_calls "$TMP/folded"
+	echo "$output"
+	[ -z "$output" ]
+}
+
+@test "--unwind=dwarf loses nothing on two busy CPUs at 999 Hz: taken = written" {
+	require_root
+	start_workload nofp 8
+	pid1=$WORKLOAD_PID
+	start_workload ratio 8
+	run prof-sample -F 999 -d 3 --unwind=dwarf -o "$TMP/cap.prof"
+	kill "$pid1" 2>/dev/null || true
+	wait "$pid1" 2>/dev/null || true
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"ring buffer full"* ]]
+	prof-symbolize "$TMP/cap.prof" > "$TMP/frames.txt"
+	taken=$(awk '$2 == "capture:" { sub(/,/, "", $4); print $4 }' "$TMP/frames.txt")
+	written=$(awk '$2 == "capture:" { sub(/,/, "", $6); print $6 }' "$TMP/frames.txt")
+	echo "taken $taken written $written"
+	[ "$taken" -ge 4000 ]
+	[ "$taken" -eq "$written" ]
+	[ "$(sum_counts "$TMP/frames.txt")" -eq "$written" ]
+	! grep -q "ring-full" "$TMP/frames.txt"
+}
+
+@test "--keep-stack-bytes: one RAWSTACK record per user stack, as big as the copies" {
+	require_root
+	prof-sample -F 999 --user-only --unwind=dwarf --stack-size 4096 --keep-stack-bytes \
+		-o "$TMP/raw.prof" -- "$PROF_WORKLOADS/nofp" 1
+	prof-sample -F 999 --user-only --unwind=dwarf --stack-size 4096 \
+		-o "$TMP/plain.prof" -- "$PROF_WORKLOADS/nofp" 1
+	run prof-symbolize -v -o "$TMP/frames.txt" "$TMP/raw.prof"
+	[ "$status" -eq 0 ]
+	echo "$output"
+	written=$(awk '$2 == "capture:" { sub(/,/, "", $6); print $6 }' "$TMP/frames.txt")
+	[[ "$output" =~ ([0-9]+)\ raw\ stack\ records,\ ([0-9]+)\ stack\ bytes ]]
+	[ "${BASH_REMATCH[1]}" -eq "$written" ]
+	# nofp's stacks are deeper than 4 KiB from any sample's sp to the top
+	# of the stack, so nearly every copy is whole.
+	[ "${BASH_REMATCH[2]}" -ge $((written * 4096 * 9 / 10)) ]
+	[ "${BASH_REMATCH[2]}" -le $((written * 4096)) ]
+	# The unwound stacks are what they are without the raw records.
+	[ "$(stat -c %s "$TMP/raw.prof")" -ge $(( $(stat -c %s "$TMP/plain.prof") + written * 4096 * 9 / 10 )) ]
+}
+
+@test "--unwind errors: unknown mode, --stack-size out of range or without dwarf" {
+	run prof-sample --unwind=lbr -d 1
+	[ "$status" -eq 2 ]
+	[ "$output" = "prof-sample: invalid unwind mode: 'lbr' (fp or dwarf)" ]
+	run prof-sample --unwind=dwarf --stack-size 100000 -d 1
+	[ "$status" -eq 2 ]
+	[ "$output" = "prof-sample: invalid stack size: '100000' (64 to 16384)" ]
+	run prof-sample --stack-size 4096 -d 1
+	[ "$status" -eq 2 ]
+	[ "$output" = "prof-sample: --stack-size and --keep-stack-bytes need --unwind=dwarf" ]
+	run prof-sample --keep-stack-bytes -d 1
+	[ "$status" -eq 2 ]
+}

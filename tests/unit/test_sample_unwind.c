@@ -1,0 +1,276 @@
+/*
+ * prof-sample's DWARF unwinder on this very process: its registers and a
+ * copy of its stack, taken here, must unwind to exactly the return
+ * addresses glibc's backtrace() (libgcc's CFI unwinder) finds, also after a
+ * trip through a RAWSTACK record; a stack copy cut short or code without
+ * CFI must stop the walk, counted, with only right frames.
+ *
+ * Built like the programs (-O2, so without frame pointers): a frame-pointer
+ * walk of these functions would not get far.
+ */
+#include <execinfo.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "processes.h"
+#include "profile.h"
+#include "unit.h"
+#include "unwind.h"
+
+#define MAX_FRAMES 64
+
+struct snapshot {
+	uint64_t regs[PROF_NR_UREGS];
+	uint8_t stack[PROF_MAX_STACK_COPY];
+	uint32_t stack_len;
+	void *reference[MAX_FRAMES]; /* backtrace() at the same point */
+	int nreference;
+};
+
+/* The top of the mapping holding addr, from /proc/self/maps. */
+static uint64_t mapping_end(uint64_t addr)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	unsigned long long start, end;
+	char line[512];
+	uint64_t found = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx-%llx", &start, &end) == 2 && addr >= start && addr < end)
+			found = end;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* Reads the stack above sp as the BPF program would: live frames and the
+ * sanitizer's redzones between them alike. */
+__attribute__((no_sanitize_address, noinline)) static void copy_stack(uint8_t *dst,
+								     const uint8_t *src, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		((volatile uint8_t *)dst)[i] = src[i];
+}
+
+__attribute__((noinline)) static void take_snapshot(struct snapshot *s)
+{
+	static const int from[PROF_NR_UREGS] = {
+		REG_RAX, REG_RDX, REG_RCX, REG_RBX, REG_RSI, REG_RDI, REG_RBP, REG_RSP, REG_R8,
+		REG_R9,	 REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15, REG_RIP,
+	};
+	ucontext_t uc;
+	uint64_t sp, top;
+
+	/* getcontext returns here with the registers as they were at its
+	 * return address: a state any unwinder can start from. */
+	getcontext(&uc);
+	s->nreference = backtrace(s->reference, MAX_FRAMES);
+	for (int i = 0; i < PROF_NR_UREGS; i++)
+		s->regs[i] = (uint64_t)uc.uc_mcontext.gregs[from[i]];
+	sp = s->regs[PROF_UREG_SP];
+	top = mapping_end(sp);
+	s->stack_len = top - sp < sizeof(s->stack) ? (uint32_t)(top - sp) : sizeof(s->stack);
+	copy_stack(s->stack, (const uint8_t *)sp, s->stack_len);
+}
+
+/* Some depth of calls that keep their frames, so there is something to
+ * unwind. */
+__attribute__((noinline)) static int descend(struct snapshot *s, int depth)
+{
+	int r;
+
+	if (depth == 0) {
+		take_snapshot(s);
+		return 0;
+	}
+	r = descend(s, depth - 1);
+	__asm__ volatile("" ::: "memory");
+	return r + depth;
+}
+
+struct fixture {
+	FILE *capture;
+	char *buf;
+	size_t len;
+	struct cap_writer w;
+	struct processes ps;
+	struct unwinder *u;
+};
+
+static void fixture_init(struct fixture *f)
+{
+	f->capture = open_memstream(&f->buf, &f->len);
+	capw_init(&f->w, f->capture);
+	processes_init(&f->ps, &f->w);
+	processes_sampled(&f->ps, (uint32_t)getpid());
+	f->u = unwinder_new(&f->ps);
+}
+
+static void fixture_free(struct fixture *f)
+{
+	unwinder_free(f->u);
+	processes_free(&f->ps);
+	capw_free(&f->w);
+	fclose(f->capture);
+	free(f->buf);
+}
+
+static enum unwind_status unwind_snapshot(struct fixture *f, const struct snapshot *s,
+					  uint32_t stack_len, uint64_t *ips, uint32_t *nr)
+{
+	struct unwind_input in = {
+		.pid = (uint32_t)getpid(),
+		.tid = (uint32_t)gettid(),
+		.regs = s->regs,
+		.stack = s->stack,
+		.stack_len = stack_len,
+	};
+
+	return unwind(f->u, &in, ips, PROF_MAX_STACK, nr);
+}
+
+/* Frames 1.. are return addresses for both (frame 0 is where each was
+ * called from inside take_snapshot, a few bytes apart). */
+static void check_against_backtrace(const struct snapshot *s, const uint64_t *ips, uint32_t nr)
+{
+	CHECK_INT(nr, s->nreference);
+	for (uint32_t i = 1; i < nr && i < (uint32_t)s->nreference; i++)
+		if (ips[i] != (uint64_t)(uintptr_t)s->reference[i]) {
+			printf("#   frame %u: got %#" PRIx64 ", backtrace() %p\n", i, ips[i],
+			       s->reference[i]);
+			unit_failed_checks++;
+		}
+}
+
+TEST(unwinds_this_process_like_backtrace)
+{
+	static struct snapshot s;
+	struct fixture f;
+	uint64_t ips[PROF_MAX_STACK];
+	uint32_t nr;
+
+	fixture_init(&f);
+	descend(&s, 10);
+	CHECK(s.nreference > 12);
+	CHECK_INT(unwind_snapshot(&f, &s, s.stack_len, ips, &nr), UNWIND_COMPLETE);
+	CHECK_INT(ips[0], s.regs[PROF_UREG_IP]);
+	check_against_backtrace(&s, ips, nr);
+	fixture_free(&f);
+}
+
+TEST(a_rawstack_record_holds_all_unwinding_needs)
+{
+	static struct snapshot s;
+	struct fixture f;
+	struct cap_reader r;
+	struct cap_record rec;
+	uint64_t ips[PROF_MAX_STACK], regs[PROF_NR_UREGS];
+	uint32_t nr = 0;
+	FILE *in;
+
+	fixture_init(&f);
+	descend(&s, 5);
+	capw_rawstack(&f.w,
+		      &(struct cap_rawstack){ .pid = 7, .tid = 8, .time_ns = 9, .ustack = 10,
+					      .machine = 62, .nregs = PROF_NR_UREGS,
+					      .stack_len = s.stack_len, .stack = s.stack },
+		      s.regs);
+	capw_end(&f.w, &(struct cap_end){ 0 });
+	fflush(f.capture);
+	in = fmemopen(f.buf, f.len, "r");
+	CHECK_INT(capr_open(&r, in), CAPR_OK);
+	CHECK_INT(r.minor, CAP_MINOR);
+	while (capr_next(&r, &rec) == CAPR_OK && rec.type != CAP_RAWSTACK)
+		;
+	CHECK_INT(rec.type, CAP_RAWSTACK);
+	CHECK_INT(rec.u.rawstack.pid, 7);
+	CHECK_INT(rec.u.rawstack.tid, 8);
+	CHECK_INT(rec.u.rawstack.time_ns, 9);
+	CHECK_INT(rec.u.rawstack.ustack, 10);
+	CHECK_INT(rec.u.rawstack.machine, 62);
+	CHECK_INT(rec.u.rawstack.nregs, PROF_NR_UREGS);
+	CHECK_INT(rec.u.rawstack.stack_len, s.stack_len);
+	if (rec.type == CAP_RAWSTACK && rec.u.rawstack.nregs == PROF_NR_UREGS) {
+		static struct snapshot copy;
+		for (uint32_t i = 0; i < PROF_NR_UREGS; i++)
+			regs[i] = cap_rawstack_reg(&rec.u.rawstack, i);
+		memcpy(copy.regs, regs, sizeof(regs));
+		memcpy(copy.stack, rec.u.rawstack.stack, rec.u.rawstack.stack_len);
+		CHECK_INT(unwind_snapshot(&f, &copy, rec.u.rawstack.stack_len, ips, &nr),
+			  UNWIND_COMPLETE);
+		check_against_backtrace(&s, ips, nr);
+	}
+	capr_free(&r);
+	fclose(in);
+	fixture_free(&f);
+}
+
+TEST(a_short_stack_copy_stops_with_right_frames)
+{
+	static struct snapshot s;
+	struct fixture f;
+	uint64_t full[PROF_MAX_STACK], cut[PROF_MAX_STACK];
+	uint32_t nfull, ncut;
+
+	fixture_init(&f);
+	descend(&s, 10);
+	CHECK_INT(unwind_snapshot(&f, &s, s.stack_len, full, &nfull), UNWIND_COMPLETE);
+	/* Whatever the frame sizes (the sanitizer makes them larger), some
+	 * of these cuts fall between take_snapshot's caller and main. */
+	bool some_between = false;
+	for (uint32_t len = 512; len <= 8192; len += 512) {
+		enum unwind_status st = unwind_snapshot(&f, &s, len, cut, &ncut);
+		if (ncut < nfull)
+			CHECK_INT(st, UNWIND_STACK_SHORT);
+		for (uint32_t i = 0; i < ncut && i < nfull; i++)
+			CHECK_INT(cut[i], full[i]);
+		some_between |= ncut >= 3 && ncut < nfull;
+	}
+	CHECK(some_between);
+	/* Nothing copied: only the pc the sample hit. */
+	CHECK_INT(unwind_snapshot(&f, &s, 0, cut, &ncut), UNWIND_STACK_SHORT);
+	CHECK_INT(ncut, 1);
+	CHECK_INT(cut[0], s.regs[PROF_UREG_IP]);
+	fixture_free(&f);
+}
+
+TEST(code_without_cfi_stops_the_walk)
+{
+	static struct snapshot s;
+	struct fixture f;
+	uint64_t ips[PROF_MAX_STACK];
+	uint32_t nr;
+	/* Anonymous memory the process does not map: no module, no CFI. */
+	void *page = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	fixture_init(&f);
+	descend(&s, 3);
+	s.regs[PROF_UREG_IP] = (uint64_t)(uintptr_t)page + 16;
+	CHECK_INT(unwind_snapshot(&f, &s, s.stack_len, ips, &nr), UNWIND_NO_CFI);
+	CHECK_INT(nr, 1);
+	CHECK_INT(ips[0], (uint64_t)(uintptr_t)page + 16);
+	munmap(page, 4096);
+	fixture_free(&f);
+}
+
+TEST(an_unknown_process_keeps_its_pc)
+{
+	static struct snapshot s;
+	struct fixture f;
+	uint64_t ips[PROF_MAX_STACK];
+	uint32_t nr;
+	struct unwind_input in = { .pid = 0x7ffffff0, .tid = 1, .regs = s.regs, .stack = s.stack };
+
+	fixture_init(&f);
+	descend(&s, 1);
+	in.stack_len = s.stack_len;
+	CHECK_INT(unwind(f.u, &in, ips, PROF_MAX_STACK, &nr), UNWIND_NO_CFI);
+	CHECK_INT(nr, 1);
+	CHECK_INT(ips[0], s.regs[PROF_UREG_IP]);
+	fixture_free(&f);
+}
