@@ -226,11 +226,15 @@ bool drain(struct drainer *d)
 		drain_sample(d, k, stack_id(d, k->kstack), stack_id(d, k->ustack), d->count_vals[i],
 			     now);
 	}
-	if (d->raw)
-		raw_samples_drain(d->raw, now);
+	bool all_handled = !d->raw || raw_samples_drain(d->raw, now, d->last);
 	account_losses(d);
-	processes_reap(d->procs, ++d->interval);
-	if (d->raw)
-		raw_samples_sweep(d->raw);
+	/* A process is forgotten once its last sample has been handled:
+	 * samples behind in the ring delay it to a later drain. */
+	++d->interval;
+	if (all_handled) {
+		processes_reap(d->procs, d->interval);
+		if (d->raw)
+			raw_samples_sweep(d->raw);
+	}
 	return true;
 }

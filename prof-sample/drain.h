@@ -40,6 +40,7 @@ struct drainer {
 	void *catch_up_ctx;
 	struct raw_samples *raw; /* --unwind=dwarf samples, or NULL */
 	bool verbose;
+	bool last; /* sampling has stopped: this drain empties everything */
 	uint64_t start_ns;    /* CLOCK_MONOTONIC at capture start */
 	uint64_t interval;    /* drains done so far */
 	struct htab *stacks;  /* stack hash -> capture stack id */

@@ -308,6 +308,7 @@ int main(int argc, char **argv)
 	/* Stop sampling first so the last drain sees every sample taken. */
 	perf_events_detach(&events);
 	if (status == EXIT_OK) {
+		d.last = true;
 		drain(&d);
 		capw_end(&w, &(struct cap_end){
 				     .duration_ns = monotonic_ns() - start,

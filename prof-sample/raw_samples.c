@@ -20,12 +20,18 @@ struct agg_key {
 	uint32_t kstack, ustack;
 };
 
+/* How long one read of the ring may unwind before returning to the main
+ * loop: well under the drain interval and the mmap-event ring's slack. */
+#define RAW_BUDGET_NS (50 * 1000000ull)
+
 struct raw_samples {
 	struct ring_buffer *rb;
 	struct drainer *d;
 	struct unwinder *unw;
 	struct htab *counts; /* struct agg_key -> count, since the last drain */
 	bool keep_stack_bytes;
+	uint64_t deadline;		  /* CLOCK_MONOTONIC end of this consume's budget */
+	bool out_of_time;
 	uint64_t truncated[CAP_LOSS_MAX]; /* since the last drain, by cause */
 	uint64_t ips[PROF_MAX_STACK];
 };
@@ -83,18 +89,19 @@ static int on_sample(void *ctx, void *data, size_t size)
 		a.kstack = drain_stack(r->d, a.key.kstack, (const uint64_t *)rs->kstack, knr);
 	}
 	if (rs->flags & PROF_RAW_USER) {
-		enum unwind_status status = UNWIND_NO_CFI;
 		char comm[PROF_COMM_LEN + 1] = { 0 };
 
 		memcpy(comm, rs->comm, PROF_COMM_LEN);
-		if (drain_process(r->d, rs->pid, comm))
-			status = unwind_user(r, rs, stack_len, &unr);
-		else {
+		if (drain_process(r->d, rs->pid, comm)) {
+			enum unwind_status status = unwind_user(r, rs, stack_len, &unr);
+			if (status != UNWIND_COMPLETE)
+				r->truncated[truncation_cause[status]]++;
+		} else {
+			/* Counted as proc-unreadable: its one frame stays
+			 * unresolved. */
 			r->ips[0] = rs->regs[PROF_UREG_IP];
 			unr = 1;
 		}
-		if (status != UNWIND_COMPLETE)
-			r->truncated[truncation_cause[status]]++;
 		a.key.ustack = prof_stack_key((const __u64 *)r->ips, unr, 0);
 		a.ustack = drain_stack(r->d, a.key.ustack, r->ips, unr);
 		if (r->keep_stack_bytes)
@@ -113,6 +120,14 @@ static int on_sample(void *ctx, void *data, size_t size)
 	}
 	e = htab_upsert(r->counts, &a, sizeof(a), NULL);
 	e->val.u++;
+	/* libbpf reads on while samples keep coming: when they come faster
+	 * than they are unwound, stop (this sample is consumed) and let the
+	 * drains, mmap events and exits be handled.  The ring then fills and
+	 * its drops are counted. */
+	if (r->deadline && monotonic_ns() >= r->deadline) {
+		r->out_of_time = true;
+		return -EAGAIN;
+	}
 	return 0;
 }
 
@@ -143,11 +158,19 @@ void raw_samples_close(struct raw_samples *r)
 	free(r);
 }
 
-bool raw_samples_consume(struct raw_samples *r)
+/* Consumes for at most budget_ns (0: until the ring is empty). */
+static bool consume(struct raw_samples *r, uint64_t budget_ns)
 {
-	int n = ring_buffer__consume(r->rb);
+	int n;
 
-	if (n < 0 && n != -EINTR) {
+	r->deadline = budget_ns ? monotonic_ns() + budget_ns : 0;
+	r->out_of_time = false;
+	/* Mmap events come before the samples that need them: those of
+	 * every sample already in the ring are in the event ring now. */
+	if (r->d->catch_up)
+		r->d->catch_up(r->d->catch_up_ctx);
+	n = ring_buffer__consume(r->rb);
+	if (n < 0 && !r->out_of_time && n != -EINTR) {
 		errno = -n;
 		warn("reading the sample ring buffer");
 		return false;
@@ -155,11 +178,19 @@ bool raw_samples_consume(struct raw_samples *r)
 	return true;
 }
 
-void raw_samples_drain(struct raw_samples *r, uint64_t now)
+bool raw_samples_consume(struct raw_samples *r)
+{
+	return consume(r, RAW_BUDGET_NS);
+}
+
+bool raw_samples_drain(struct raw_samples *r, uint64_t now, bool last)
 {
 	struct htab_entry *e;
+	bool emptied;
 
-	raw_samples_consume(r);
+	/* The last drain comes after sampling stopped: the ring empties. */
+	consume(r, last ? 0 : RAW_BUDGET_NS);
+	emptied = !r->out_of_time;
 	e = htab_entries(r->counts);
 	for (size_t i = 0; i < htab_count(r->counts); i++) {
 		struct agg_key a;
@@ -172,6 +203,7 @@ void raw_samples_drain(struct raw_samples *r, uint64_t now)
 		drain_loss(r->d, (enum cap_loss_cause)c, r->truncated[c]);
 		r->truncated[c] = 0;
 	}
+	return emptied;
 }
 
 void raw_samples_sweep(struct raw_samples *r)

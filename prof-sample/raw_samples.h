@@ -18,12 +18,15 @@ struct raw_samples;
 struct raw_samples *raw_samples_open(int ring_fd, struct drainer *d, bool keep_stack_bytes);
 void raw_samples_close(struct raw_samples *r);
 
-/* Unwinds every sample waiting in the ring.  Returns false on error. */
+/* Unwinds the samples waiting in the ring, for a bounded time.  Returns
+ * false on error. */
 bool raw_samples_consume(struct raw_samples *r);
 
-/* Consumes the ring, then writes the samples aggregated since the last
- * drain (called by drain()). */
-void raw_samples_drain(struct raw_samples *r, uint64_t now);
+/* Consumes the ring (all of it if last: sampling has stopped), then writes
+ * the samples aggregated since the last drain (called by drain()).
+ * Returns whether the ring was emptied: if not, samples of processes that
+ * have exited may still be in it. */
+bool raw_samples_drain(struct raw_samples *r, uint64_t now, bool last);
 
 /* Forgets the processes the drain forgot. */
 void raw_samples_sweep(struct raw_samples *r);

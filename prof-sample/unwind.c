@@ -3,6 +3,8 @@
  * vDSO), kept until the process's mappings change: libdwfl parses a file's
  * CFI lazily and caches it in the module, so a process sampled a thousand
  * times looks each FDE up once, where perf script builds a Dwfl per sample.
+ * The files themselves are opened once per capture (elf_files.c), their
+ * libelf descriptors shared by the Dwfls of every process that maps them.
  *
  * libdwfl falls back to the frame pointer when no CFI describes a frame.
  * In a file that is the wrong answer: code without CFI is exactly the code
@@ -16,21 +18,18 @@
 
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
-#include <fcntl.h>
-#include <gelf.h>
-#include <inttypes.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "diag.h"
+#include "elf_files.h"
 #include "htab.h"
 #include "profile.h"
-#include "stream.h"
+
+/* Bytes of entry code after the entry point: glibc's _start and ld.so's
+ * _start and _dl_start_user are under 100 on x86-64. */
+#define ENTRY_CODE_SIZE 128
 
 /* The sample being unwound, and what happened to it. */
 struct walk {
@@ -53,22 +52,48 @@ struct proc_dwfl {
 
 struct unwinder {
 	struct processes *ps;
+	struct elf_files *files;
 	struct htab *procs; /* pid -> struct proc_dwfl */
-	int vdso_fd;	    /* a copy of the vDSO, which has CFI but no file */
 };
 
-static int no_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
-		  char **file_name, Elf **elfp)
+/* Set while next_step() asks for a module's .debug_frame: see
+ * find_debuginfo(). */
+static bool debuginfo_wanted;
+
+/* Each module's ELF is the shared descriptor its userdata names: another
+ * reference to it, which the Dwfl's end drops. */
+static int shared_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+		      char **file_name, Elf **elfp)
 {
-	(void)mod, (void)userdata, (void)name, (void)base, (void)file_name, (void)elfp;
+	const struct elf_file *f = *userdata;
+
+	(void)mod, (void)name, (void)base, (void)file_name;
+	*elfp = f ? elf_begin(-1, ELF_C_READ_MMAP, f->elf) : NULL;
 	return -1;
 }
 
+/* Debug files, for their .debug_frame, from local build-id directories
+ * only: a network lookup in the middle of a capture would stall the rings.
+ * And only when next_step() asks.  libdwfl also asks, on its own, when a
+ * frame's .eh_frame entry could not be evaluated; but next_step() has
+ * checked that CFI covers every frame libdwfl unwinds, so the debug file
+ * could not help, and opening it means decompressing its sections again
+ * for every new process (libc6-dbg's made prof-sample drop most samples on
+ * a host starting processes).  A module refused that way stays without
+ * .debug_frame for its process. */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  GElf_Addr base, const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	if (!debuginfo_wanted)
+		return -1;
+	return dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
+					    debuglink_file, debuglink_crc, debuginfo_file_name);
+}
+
 static const Dwfl_Callbacks dwfl_callbacks = {
-	.find_elf = no_elf,
-	/* Local build-id directories only: a network lookup per module in
-	 * the middle of a capture would stall the rings. */
-	.find_debuginfo = dwfl_build_id_find_debuginfo,
+	.find_elf = shared_elf,
+	.find_debuginfo = find_debuginfo,
 };
 
 static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
@@ -91,7 +116,7 @@ static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
 
 static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 {
-	const struct walk *w = ((struct proc_dwfl *)arg)->walk;
+	struct walk *w = ((struct proc_dwfl *)arg)->walk;
 	uint64_t sp = w->in->regs[PROF_UREG_SP];
 
 	(void)dwfl;
@@ -101,7 +126,7 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 		return true;
 	}
 	if (addr >= sp)
-		((struct proc_dwfl *)arg)->walk->read_past_copy = true;
+		w->read_past_copy = true;
 	return false;
 }
 
@@ -121,33 +146,13 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 	.set_initial_registers = set_initial_registers,
 };
 
-/* The vDSO is the same in every 64-bit process: ours, copied to a memfd,
- * stands for all of them. */
-static int copy_vdso(void)
-{
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
-	size_t size;
-	int fd;
-
-	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0)
-		return -1;
-	size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
-	fd = memfd_create("vdso", MFD_CLOEXEC);
-	if (fd >= 0 && write(fd, eh, size) != (ssize_t)size) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
-}
-
 struct unwinder *unwinder_new(struct processes *ps)
 {
 	struct unwinder *u = xcalloc(1, sizeof(*u));
 
-	elf_version(EV_CURRENT);
 	u->ps = ps;
+	u->files = elf_files_new();
 	u->procs = htab_new();
-	u->vdso_fd = copy_vdso();
 	return u;
 }
 
@@ -167,47 +172,8 @@ void unwinder_free(struct unwinder *u)
 	for (size_t i = 0; i < htab_count(u->procs); i++)
 		free_proc(e[i].val.p);
 	htab_free(u->procs);
-	if (u->vdso_fd >= 0)
-		close(u->vdso_fd);
+	elf_files_free(u->files);
 	free(u);
-}
-
-/* The load bias of the file mapped by m: what its addresses are offset by
- * in memory.  The segment holding file offset m->pgoff is at m->start. */
-static bool load_bias(int fd, const struct mapping *m, GElf_Addr *bias)
-{
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	size_t phnum;
-	bool found = false;
-
-	if (!elf || elf_getphdrnum(elf, &phnum) != 0)
-		goto out;
-	for (size_t i = 0; i < phnum && !found; i++) {
-		GElf_Phdr ph;
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		if (m->pgoff >= (ph.p_offset & ~(uint64_t)(PROF_PAGE - 1)) &&
-		    m->pgoff < ph.p_offset + ph.p_filesz) {
-			*bias = m->start - m->pgoff - ph.p_vaddr + ph.p_offset;
-			found = true;
-		}
-	}
-out:
-	elf_end(elf);
-	return found;
-}
-
-/* Opens the file of m as pid sees it: through its root, so files in other
- * mount namespaces are found, and only if it is a regular file (a FIFO
- * swapped in by the process's owner would block the capture). */
-static int open_mapped(uint32_t pid, const struct mapping *m)
-{
-	char path[4200];
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/root%s", pid, m->path);
-	fd = open_regular(path, 0);
-	return fd >= 0 ? fd : open_regular(m->path, 0);
 }
 
 /* Named "//anon" by mmap events, "" or "[anon:NAME]" by /proc. */
@@ -216,17 +182,18 @@ static bool anonymous(const struct mapping *m)
 	return !m->path[0] || strcmp(m->path, "//anon") == 0 || strncmp(m->path, "[anon:", 6) == 0;
 }
 
-static void report(Dwfl *dwfl, int fd, const struct mapping *m, const char *name)
+/* Reports the file m maps, where m puts it. */
+static void report(Dwfl *dwfl, const struct elf_file *f, const struct mapping *m)
 {
-	char path[64];
 	GElf_Addr bias;
+	Dwfl_Module *mod;
+	void **userdata;
 
-	if (!load_bias(fd, m, &bias))
+	if (!f || !elf_file_bias(f, m, &bias))
 		return;
-	/* libdwfl opens the file by name: the descriptor's /proc entry
-	 * names exactly the file checked above. */
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	dwfl_report_elf(dwfl, name, path, -1, bias, true);
+	mod = dwfl_report_module(dwfl, f->name, bias + f->low, bias + f->high);
+	if (mod && dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL))
+		*userdata = (void *)f;
 }
 
 static Dwfl *build(struct unwinder *u, struct proc_dwfl *pd, uint32_t pid,
@@ -239,16 +206,10 @@ static Dwfl *build(struct unwinder *u, struct proc_dwfl *pd, uint32_t pid,
 	dwfl_report_begin(dwfl);
 	for (size_t i = 0; i < n; i++) {
 		const struct mapping *m = &maps[i];
-		const char *base = strrchr(m->path, '/');
-		if (m->path[0] == '/' && !anonymous(m)) {
-			int fd = open_mapped(pid, m);
-			if (fd >= 0) {
-				report(dwfl, fd, m, base + 1);
-				close(fd);
-			}
-		} else if (strcmp(m->path, "[vdso]") == 0 && u->vdso_fd >= 0) {
-			report(dwfl, u->vdso_fd, m, "[vdso]");
-		}
+		if (m->path[0] == '/' && !anonymous(m))
+			report(dwfl, elf_files_get(u->files, pid, m), m);
+		else if (strcmp(m->path, "[vdso]") == 0)
+			report(dwfl, elf_files_vdso(u->files), m);
 	}
 	dwfl_report_end(dwfl, NULL, NULL);
 	if (!dwfl_attach_state(dwfl, NULL, (pid_t)pid, &thread_callbacks, pd)) {
@@ -277,26 +238,27 @@ static struct proc_dwfl *proc_dwfl(struct unwinder *u, uint32_t pid, const struc
 	return pd;
 }
 
-static bool has_cfi(Dwfl *dwfl, Dwarf_Addr pc)
+static bool cfi_covers(Dwarf_CFI *cfi, Dwarf_Addr bias, Dwarf_Addr pc)
 {
-	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
-	Dwarf_CFI *cfi;
 	Dwarf_Frame *frame;
-	Dwarf_Addr bias;
 
-	if (!mod)
+	if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0)
 		return false;
-	cfi = dwfl_module_eh_cfi(mod, &bias);
-	if (cfi && dwarf_cfi_addrframe(cfi, pc - bias, &frame) == 0) {
-		free(frame);
-		return true;
-	}
-	cfi = dwfl_module_dwarf_cfi(mod, &bias);
-	if (cfi && dwarf_cfi_addrframe(cfi, pc - bias, &frame) == 0) {
-		free(frame);
-		return true;
-	}
-	return false;
+	free(frame);
+	return true;
+}
+
+/* The kernel starts a process at the entry point of its executable or of
+ * its dynamic loader, whose entry code (_start, _dl_start_user) often has
+ * no CFI: a frame there is the outermost, and the walk is complete. */
+static bool at_entry(Dwfl_Module *mod, Dwarf_Addr pc)
+{
+	Dwarf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	GElf_Ehdr eh;
+
+	return elf && gelf_getehdr(elf, &eh) && eh.e_entry && pc >= eh.e_entry + bias &&
+	       pc < eh.e_entry + bias + ENTRY_CODE_SIZE;
 }
 
 /* Anonymous executable memory: JIT code. */
@@ -308,16 +270,39 @@ static bool in_anon_code(const struct walk *w, uint64_t pc)
 	return false;
 }
 
-static bool in_code(Dwfl *dwfl, const struct walk *w, uint64_t pc)
-{
-	return dwfl_addrmodule(dwfl, pc) != NULL || in_anon_code(w, pc);
-}
-
 static int stop(struct walk *w, enum unwind_status status)
 {
 	w->status = status;
 	w->stopped = true;
 	return DWARF_CB_ABORT;
+}
+
+/* Decides, before libdwfl unwinds the frame at pc, whether it may. */
+static int next_step(Dwfl *dwfl, struct walk *w, Dwarf_Addr pc)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+	Dwarf_Addr bias;
+
+	Dwarf_CFI *cfi;
+
+	w->fp_step = false;
+	if (mod) {
+		cfi = dwfl_module_eh_cfi(mod, &bias);
+		if (cfi_covers(cfi, bias, pc))
+			return DWARF_CB_OK;
+		if (at_entry(mod, pc))
+			return stop(w, UNWIND_COMPLETE);
+		debuginfo_wanted = true;
+		cfi = dwfl_module_dwarf_cfi(mod, &bias);
+		debuginfo_wanted = false;
+		if (cfi_covers(cfi, bias, pc))
+			return DWARF_CB_OK;
+		return stop(w, UNWIND_NO_CFI);
+	}
+	if (!in_anon_code(w, pc))
+		return stop(w, UNWIND_NO_CFI);
+	w->fp_step = true;
+	return DWARF_CB_OK;
 }
 
 static int on_frame(Dwfl_Frame *state, void *arg)
@@ -331,49 +316,42 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 		return stop(w, UNWIND_ERROR);
 	/* A caller's pc is a return address: the call is the byte before. */
 	Dwarf_Addr at = activation ? pc : pc - 1;
-	if (w->fp_step && !in_code(pd->dwfl, w, at))
+	/* A frame-pointer step must land in code, or rbp was no frame
+	 * pointer. */
+	if (w->fp_step && !dwfl_addrmodule(pd->dwfl, at) && !in_anon_code(w, at))
 		return stop(w, UNWIND_NO_CFI);
 	if (w->nr == w->max) {
 		w->stopped = true; /* as deep as a frame-pointer walk goes */
 		return DWARF_CB_ABORT;
 	}
 	w->ips[w->nr++] = pc;
-	w->fp_step = !has_cfi(pd->dwfl, at);
-	if (w->fp_step && !in_anon_code(w, at))
-		return stop(w, UNWIND_NO_CFI);
-	return DWARF_CB_OK;
+	return next_step(pd->dwfl, w, at);
 }
 
 enum unwind_status unwind(struct unwinder *u, const struct unwind_input *in, uint64_t *ips,
 			  uint32_t max, uint32_t *nr)
 {
 	struct walk w = { .in = in, .ips = ips, .max = max, .status = UNWIND_COMPLETE };
-	struct proc_dwfl *pd;
+	struct proc_dwfl *pd = NULL;
 	uint64_t generation;
-	int ret;
+	int ret = -1;
 
 	w.maps = processes_maps(u->ps, in->pid, &w.nmaps, &generation);
-	*nr = 0;
-	if (!w.maps) {
-		ips[0] = in->regs[PROF_UREG_IP];
-		*nr = max ? 1 : 0;
-		return UNWIND_NO_CFI;
+	if (w.maps)
+		pd = proc_dwfl(u, in->pid, w.maps, w.nmaps, generation);
+	if (pd && pd->dwfl) {
+		pd->walk = &w;
+		ret = dwfl_getthread_frames(pd->dwfl, (pid_t)in->tid, on_frame, pd);
+		pd->walk = NULL;
+	} else {
+		w.status = UNWIND_NO_CFI; /* no file known at all */
+		w.stopped = true;
 	}
-	pd = proc_dwfl(u, in->pid, w.maps, w.nmaps, generation);
-	if (!pd->dwfl) {
-		ips[0] = in->regs[PROF_UREG_IP];
-		*nr = max ? 1 : 0;
-		return UNWIND_NO_CFI;
-	}
-	pd->walk = &w;
-	ret = dwfl_getthread_frames(pd->dwfl, (pid_t)in->tid, on_frame, pd);
-	pd->walk = NULL;
-	*nr = w.nr;
 	if (w.nr == 0 && max) {
 		/* Not even the first frame: keep the pc the sample hit. */
-		ips[0] = in->regs[PROF_UREG_IP];
-		*nr = 1;
+		ips[w.nr++] = in->regs[PROF_UREG_IP];
 	}
+	*nr = w.nr;
 	if (w.stopped)
 		return w.status;
 	/* libdwfl ends the walk without an error when a return address

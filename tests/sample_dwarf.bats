@@ -186,6 +186,25 @@ wrong_calls() {
 	! grep -q "ring-full" "$TMP/frames.txt"
 }
 
+@test "--unwind=dwarf with processes starting and exiting: every one unwound to main, none lost" {
+	require_root
+	# Each process needs its files known and its CFI read as soon as its
+	# samples come, and must stay known until its last sample is unwound.
+	run prof-sample -F 999 --user-only --unwind=dwarf -o "$TMP/cap.prof" -- sh -c \
+		"for i in \$(seq 0 99); do '$PROF_WORKLOADS/shortlived' \$i 30; done"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"exited before their mappings were known"* ]]
+	[[ "$output" != *"ring buffer full"* ]]
+	prof-symbolize "$TMP/cap.prof" | prof-fold > "$TMP/folded"
+	all=$(folded_total "$TMP/folded" '^shortlived;')
+	good=$(folded_total "$TMP/folded" '^shortlived;_start;__libc_start_main[^;]*;(__libc_start_call_main;)?main;burn_[0-9]+ ')
+	echo "$good of $all samples in main;burn_N"
+	[ "$all" -ge 1500 ]
+	[ $(( good * 100 )) -ge $(( all * 90 )) ]
+	[ "$(grep -oE ';burn_[0-9]+ ' "$TMP/folded" | sort -u | wc -l)" -ge 95 ]
+}
+
 @test "--keep-stack-bytes: one RAWSTACK record per user stack, as big as the copies" {
 	require_root
 	prof-sample -F 999 --user-only --unwind=dwarf --stack-size 4096 --keep-stack-bytes \

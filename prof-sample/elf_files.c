@@ -1,0 +1,171 @@
+#include "elf_files.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "htab.h"
+#include "stream.h"
+
+struct elf_files {
+	struct htab *byid; /* file identity -> struct elf_file, or NULL if unreadable */
+	struct elf_file *vdso;
+	bool vdso_tried;
+};
+
+struct elf_files *elf_files_new(void)
+{
+	struct elf_files *fs = xcalloc(1, sizeof(*fs));
+
+	elf_version(EV_CURRENT);
+	fs->byid = htab_new();
+	return fs;
+}
+
+static void free_file(struct elf_file *f)
+{
+	if (!f)
+		return;
+	elf_end(f->elf);
+	free((char *)f->name);
+	free(f->loads);
+	free(f);
+}
+
+void elf_files_free(struct elf_files *fs)
+{
+	struct htab_entry *e;
+
+	if (!fs)
+		return;
+	e = htab_entries(fs->byid);
+	for (size_t i = 0; i < htab_count(fs->byid); i++)
+		free_file(e[i].val.p);
+	htab_free(fs->byid);
+	free_file(fs->vdso);
+	free(fs);
+}
+
+/* Reads fd's program headers and keeps the file mapped, without fd. */
+static struct elf_file *load(int fd, const char *name)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	struct elf_file *f;
+	GElf_Ehdr eh;
+	size_t phnum;
+
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
+	    elf_getphdrnum(elf, &phnum) != 0) {
+		elf_end(elf);
+		return NULL;
+	}
+	f = xcalloc(1, sizeof(*f));
+	f->loads = xcalloc(phnum ? phnum : 1, sizeof(*f->loads));
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		/* Where libdwfl takes a module to start: reported modules
+		 * must agree with it. */
+		if (!f->nloads)
+			f->low = ph.p_vaddr & -ph.p_align;
+		if (ph.p_vaddr + ph.p_memsz > f->high)
+			f->high = ph.p_vaddr + ph.p_memsz;
+		f->loads[f->nloads++] = ph;
+	}
+	if (!f->nloads || f->high <= f->low) {
+		elf_end(elf);
+		free(f->loads);
+		free(f);
+		return NULL;
+	}
+	/* The whole file is mapped: the descriptor is not needed, and a
+	 * host with thousands of libraries must not run out of them. */
+	elf_cntl(elf, ELF_C_FDDONE);
+	f->elf = elf;
+	f->name = xstrdup(name);
+	return f;
+}
+
+/* Opens the file of m as pid sees it: through its root, so files in other
+ * mount namespaces are found, and only if it is a regular file (a FIFO
+ * swapped in by the process's owner would block the capture). */
+static int open_mapped(uint32_t pid, const struct mapping *m)
+{
+	char path[4200];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/root%s", pid, m->path);
+	fd = open_regular(path, 0);
+	return fd >= 0 ? fd : open_regular(m->path, 0);
+}
+
+const struct elf_file *elf_files_get(struct elf_files *fs, uint32_t pid, const struct mapping *m)
+{
+	/* The same file whoever maps it and wherever: by build-id, else by
+	 * device and inode, else (neither known) by process and path. */
+	char key[4200];
+	int klen = 0;
+	bool created;
+	struct htab_entry *e;
+
+	if (m->build_id_len) {
+		for (int i = 0; i < m->build_id_len; i++)
+			klen += snprintf(key + klen, 3, "%02x", m->build_id[i]);
+	} else if (m->inode) {
+		klen = snprintf(key, sizeof(key), "%" PRIu64 ":%" PRIu64, m->dev, m->inode);
+	} else {
+		klen = snprintf(key, sizeof(key), "%" PRIu32 ":%s", pid, m->path);
+	}
+	if (klen <= 0 || (size_t)klen >= sizeof(key))
+		return NULL;
+	e = htab_upsert(fs->byid, key, (size_t)klen, &created);
+	if (created) {
+		int fd = open_mapped(pid, m);
+		const char *base = strrchr(m->path, '/');
+		e->val.p = fd >= 0 ? load(fd, base ? base + 1 : m->path) : NULL;
+		if (fd >= 0)
+			close(fd);
+	}
+	return e->val.p;
+}
+
+const struct elf_file *elf_files_vdso(struct elf_files *fs)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
+	size_t size;
+	int fd;
+
+	if (fs->vdso_tried)
+		return fs->vdso;
+	fs->vdso_tried = true;
+	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0)
+		return NULL;
+	/* Ours stands for every process's: copied to a file libelf reads. */
+	size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	fd = memfd_create("vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (write(fd, eh, size) == (ssize_t)size)
+		fs->vdso = load(fd, "[vdso]");
+	close(fd);
+	return fs->vdso;
+}
+
+bool elf_file_bias(const struct elf_file *f, const struct mapping *m, GElf_Addr *bias)
+{
+	for (size_t i = 0; i < f->nloads; i++) {
+		const GElf_Phdr *ph = &f->loads[i];
+		if (m->pgoff >= (ph->p_offset & ~(GElf_Off)0xfff) &&
+		    m->pgoff < ph->p_offset + ph->p_filesz) {
+			*bias = m->start - m->pgoff - ph->p_vaddr + ph->p_offset;
+			return true;
+		}
+	}
+	return false;
+}

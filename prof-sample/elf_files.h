@@ -1,0 +1,42 @@
+/*
+ * The ELF files sampled processes map, for --unwind=dwarf: each opened and
+ * mapped once per capture, whichever processes map it, and shared by
+ * their Dwfls.  Without it each process's Dwfl would open, map, parse and
+ * unmap libc and the rest again: 4 ms per new process measured here, most
+ * of it TLB shootdowns from the munmaps, which a busy host starting
+ * processes cannot afford.
+ */
+#ifndef PROF_SAMPLE_ELF_FILES_H
+#define PROF_SAMPLE_ELF_FILES_H
+
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "processes.h"
+
+struct elf_file {
+	Elf *elf;
+	const char *name;		 /* as modules are named: the file's base name */
+	GElf_Addr low, high;		 /* the loaded image, as file addresses */
+	size_t nloads;
+	GElf_Phdr *loads;		 /* its PT_LOAD headers */
+};
+
+struct elf_files;
+
+struct elf_files *elf_files_new(void);
+void elf_files_free(struct elf_files *fs);
+
+/* The file mapping m of pid maps (m->path as pid sees it), or NULL if it
+ * cannot be read as ELF.  Failures are remembered too. */
+const struct elf_file *elf_files_get(struct elf_files *fs, uint32_t pid, const struct mapping *m);
+
+/* The vDSO, the same in every 64-bit process (NULL if unavailable). */
+const struct elf_file *elf_files_vdso(struct elf_files *fs);
+
+/* The load bias of f as mapped by m: the segment holding file offset
+ * m->pgoff is at m->start. */
+bool elf_file_bias(const struct elf_file *f, const struct mapping *m, GElf_Addr *bias);
+
+#endif
