@@ -47,7 +47,15 @@ struct walk {
 struct proc_dwfl {
 	Dwfl *dwfl;
 	uint64_t generation;
-	struct walk *walk; /* the callbacks' view of the current sample */
+	struct walk *walk;   /* the callbacks' view of the current sample */
+	struct htab *checks; /* pc -> enum check + 1: next_step()'s answers */
+};
+
+/* What next_step() found about a pc in a module. */
+enum check {
+	CHECK_CFI,   /* CFI describes it */
+	CHECK_ENTRY, /* entry code without CFI: the outermost frame */
+	CHECK_NONE,  /* no CFI */
 };
 
 struct unwinder {
@@ -159,6 +167,7 @@ struct unwinder *unwinder_new(struct processes *ps)
 static void free_proc(struct proc_dwfl *pd)
 {
 	dwfl_end(pd->dwfl);
+	htab_free(pd->checks);
 	free(pd);
 }
 
@@ -233,8 +242,10 @@ static struct proc_dwfl *proc_dwfl(struct unwinder *u, uint32_t pid, const struc
 	if (pd->dwfl && pd->generation == generation)
 		return pd;
 	dwfl_end(pd->dwfl);
+	htab_free(pd->checks);
 	pd->generation = generation;
 	pd->dwfl = build(u, pd, pid, maps, n);
+	pd->checks = htab_new();
 	return pd;
 }
 
@@ -277,32 +288,48 @@ static int stop(struct walk *w, enum unwind_status status)
 	return DWARF_CB_ABORT;
 }
 
-/* Decides, before libdwfl unwinds the frame at pc, whether it may. */
-static int next_step(Dwfl *dwfl, struct walk *w, Dwarf_Addr pc)
+static enum check check_module(Dwfl_Module *mod, Dwarf_Addr pc)
 {
-	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
 	Dwarf_Addr bias;
+	Dwarf_CFI *cfi = dwfl_module_eh_cfi(mod, &bias);
 
-	Dwarf_CFI *cfi;
+	if (cfi_covers(cfi, bias, pc))
+		return CHECK_CFI;
+	if (at_entry(mod, pc))
+		return CHECK_ENTRY;
+	debuginfo_wanted = true;
+	cfi = dwfl_module_dwarf_cfi(mod, &bias);
+	debuginfo_wanted = false;
+	return cfi_covers(cfi, bias, pc) ? CHECK_CFI : CHECK_NONE;
+}
+
+/* Decides, before libdwfl unwinds the frame at pc, whether it may.  The
+ * answers are kept per process: the same few thousand pcs come back in
+ * every sample, and each lookup costs libdw an allocation. */
+static int next_step(struct proc_dwfl *pd, struct walk *w, Dwarf_Addr pc)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(pd->dwfl, pc);
+	struct htab_entry *e;
+	bool created;
 
 	w->fp_step = false;
-	if (mod) {
-		cfi = dwfl_module_eh_cfi(mod, &bias);
-		if (cfi_covers(cfi, bias, pc))
-			return DWARF_CB_OK;
-		if (at_entry(mod, pc))
-			return stop(w, UNWIND_COMPLETE);
-		debuginfo_wanted = true;
-		cfi = dwfl_module_dwarf_cfi(mod, &bias);
-		debuginfo_wanted = false;
-		if (cfi_covers(cfi, bias, pc))
-			return DWARF_CB_OK;
+	if (!mod) {
+		if (!in_anon_code(w, pc))
+			return stop(w, UNWIND_NO_CFI);
+		w->fp_step = true;
+		return DWARF_CB_OK;
+	}
+	e = htab_upsert(pd->checks, &pc, sizeof(pc), &created);
+	if (created)
+		e->val.u = check_module(mod, pc) + 1;
+	switch (e->val.u - 1) {
+	case CHECK_CFI:
+		return DWARF_CB_OK;
+	case CHECK_ENTRY:
+		return stop(w, UNWIND_COMPLETE);
+	default:
 		return stop(w, UNWIND_NO_CFI);
 	}
-	if (!in_anon_code(w, pc))
-		return stop(w, UNWIND_NO_CFI);
-	w->fp_step = true;
-	return DWARF_CB_OK;
 }
 
 static int on_frame(Dwfl_Frame *state, void *arg)
@@ -325,7 +352,7 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 		return DWARF_CB_ABORT;
 	}
 	w->ips[w->nr++] = pc;
-	return next_step(pd->dwfl, w, at);
+	return next_step(pd, w, at);
 }
 
 enum unwind_status unwind(struct unwinder *u, const struct unwind_input *in, uint64_t *ips,
