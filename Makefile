@@ -49,7 +49,7 @@ all: $(BINS)
 
 .SECONDARY:
 
-.PHONY: all check check-asan demo bench fuzz install clean setup unit-tests workloads
+.PHONY: all check test check-asan demo bench fuzz install clean setup unit-tests workloads
 
 setup:
 	@./.ci/setup
@@ -123,13 +123,26 @@ WORKLOAD_LIBS_shortlived := -static
 unit-tests: $(UNIT_BINS)
 workloads: $(WORKLOAD_BINS)
 
+# What CI runs (.ci/run): the whole suite on the build users get, again on
+# an ASan+UBSan build, then every fuzz target for CHECK_FUZZ_SECONDS (two
+# at a time); one summary line for all.  About 13 minutes on two cores.
+ASAN_BUILD := build-asan
+ASAN_MAKE  := BUILD=$(ASAN_BUILD) CC=gcc \
+	SANITIZE='-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all'
+CHECK_FUZZ_SECONDS ?= 30
 check: setup
+	$(MAKE) all unit-tests workloads
+	$(MAKE) $(ASAN_MAKE) all unit-tests workloads
+	PROF_CHECK_BUILDS="$(BUILD) $(ASAN_BUILD)" FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) tests/run
+
+# Parts of it, for development: the suite alone, or under ASan alone.
+test: setup
 	$(MAKE) all unit-tests workloads
 	BUILD=$(BUILD) tests/run
 
-check-asan:
-	$(MAKE) check BUILD=build-asan CC=gcc \
-		SANITIZE='-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all'
+check-asan: setup
+	$(MAKE) $(ASAN_MAKE) all unit-tests workloads
+	BUILD=$(ASAN_BUILD) tests/run
 
 demo: setup
 	$(MAKE) all workloads

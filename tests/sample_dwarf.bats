@@ -213,24 +213,25 @@ wrong_calls() {
 	[ "$(grep -oE ';burn_[0-9]+ ' "$TMP/folded" | sort -u | wc -l)" -ge 95 ]
 }
 
-@test "--keep-stack-bytes: one RAWSTACK record per user stack, as big as the copies" {
+@test "--keep-stack-bytes: one RAWSTACK record per user stack, with its registers and copy" {
 	require_root
 	prof-sample -F 999 --user-only --unwind=dwarf --stack-size 4096 --keep-stack-bytes \
 		-o "$TMP/raw.prof" -- "$PROF_WORKLOADS/nofp" 1
-	prof-sample -F 999 --user-only --unwind=dwarf --stack-size 4096 \
-		-o "$TMP/plain.prof" -- "$PROF_WORKLOADS/nofp" 1
 	run prof-symbolize -v -o "$TMP/frames.txt" "$TMP/raw.prof"
 	[ "$status" -eq 0 ]
 	echo "$output"
 	written=$(awk '$2 == "capture:" { sub(/,/, "", $6); print $6 }' "$TMP/frames.txt")
 	[[ "$output" =~ ([0-9]+)\ raw\ stack\ records,\ ([0-9]+)\ stack\ bytes ]]
-	[ "${BASH_REMATCH[1]}" -eq "$written" ]
-	# nofp's stacks are deeper than 4 KiB from any sample's sp to the top
-	# of the stack, so nearly every copy is whole.
-	[ "${BASH_REMATCH[2]}" -ge $((written * 4096 * 9 / 10)) ]
-	[ "${BASH_REMATCH[2]}" -le $((written * 4096)) ]
-	# The unwound stacks are what they are without the raw records.
-	[ "$(stat -c %s "$TMP/raw.prof")" -ge $(( $(stat -c %s "$TMP/plain.prof") + written * 4096 * 9 / 10 )) ]
+	records=${BASH_REMATCH[1]} bytes=${BASH_REMATCH[2]}
+	[ "$written" -ge 500 ]
+	[ "$records" -eq "$written" ]
+	# Each copy runs from the sampled sp to the top of the stack or 4 KiB,
+	# whichever is nearer: at least nofp's frames and the start-up area
+	# above main (its size depends on the environment), at most 4 KiB.
+	[ "$bytes" -le $((records * 4096)) ]
+	[ "$bytes" -ge $((records * 512)) ]
+	# And the capture holds them, with 17 registers each.
+	[ "$(stat -c %s "$TMP/raw.prof")" -ge $((bytes + records * 17 * 8)) ]
 }
 
 @test "--unwind errors: unknown mode, --stack-size out of range or without dwarf" {
