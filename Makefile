@@ -129,7 +129,7 @@ workloads: $(WORKLOAD_BINS)
 ASAN_BUILD := build-asan
 ASAN_MAKE  := BUILD=$(ASAN_BUILD) CC=gcc \
 	SANITIZE='-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all'
-CHECK_FUZZ_SECONDS ?= 30
+CHECK_FUZZ_SECONDS ?= 20
 check: setup
 	$(MAKE) all unit-tests workloads
 	$(MAKE) $(ASAN_MAKE) all unit-tests workloads

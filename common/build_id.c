@@ -57,19 +57,27 @@ size_t elf_build_id(Elf *elf, uint8_t *id)
 	return 0;
 }
 
-size_t file_build_id(const char *path, uint8_t *id)
+size_t fd_build_id(int fd, uint8_t *id)
 {
-	int fd = open_regular(path, 0);
 	size_t len = 0;
 	Elf *elf;
 
-	if (fd < 0)
-		return 0;
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf && elf_kind(elf) == ELF_K_ELF)
 		len = elf_build_id(elf, id);
 	elf_end(elf);
+	return len;
+}
+
+size_t file_build_id(const char *path, uint8_t *id)
+{
+	int fd = open_regular(path, 0);
+	size_t len;
+
+	if (fd < 0)
+		return 0;
+	len = fd_build_id(fd, id);
 	close(fd);
 	return len;
 }

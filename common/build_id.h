@@ -15,8 +15,10 @@
  * bytes); returns its length, or 0 if there is none. */
 size_t elf_build_id(Elf *elf, uint8_t *id);
 
-/* The same for the file at path (opened read-only); 0 if unreadable. */
+/* The same for the file at path (opened read-only), or open as fd; 0 if
+ * unreadable. */
 size_t file_build_id(const char *path, uint8_t *id);
+size_t fd_build_id(int fd, uint8_t *id);
 
 /* Writes id as lowercase hex into out (2 * len + 1 bytes). */
 void build_id_hex(const uint8_t *id, size_t len, char *out);

@@ -92,20 +92,8 @@ static struct elf_file *load(int fd, const char *name)
 	return f;
 }
 
-/* Opens the file of m as pid sees it: through its root, so files in other
- * mount namespaces are found, and only if it is a regular file (a FIFO
- * swapped in by the process's owner would block the capture). */
-static int open_mapped(uint32_t pid, const struct mapping *m)
-{
-	char path[4200];
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/root%s", pid, m->path);
-	fd = open_regular(path, 0);
-	return fd >= 0 ? fd : open_regular(m->path, 0);
-}
-
-const struct elf_file *elf_files_get(struct elf_files *fs, uint32_t pid, const struct mapping *m)
+const struct elf_file *elf_files_get(struct elf_files *fs, struct processes *ps, uint32_t pid,
+				    const struct mapping *m)
 {
 	/* The same file whoever maps it and wherever: by build-id, else by
 	 * device and inode, else (neither known) by process and path. */
@@ -126,7 +114,7 @@ const struct elf_file *elf_files_get(struct elf_files *fs, uint32_t pid, const s
 		return NULL;
 	e = htab_upsert(fs->byid, key, (size_t)klen, &created);
 	if (created) {
-		int fd = open_mapped(pid, m);
+		int fd = processes_open(ps, pid, m);
 		const char *base = strrchr(m->path, '/');
 		e->val.p = fd >= 0 ? load(fd, base ? base + 1 : m->path) : NULL;
 		if (fd >= 0)

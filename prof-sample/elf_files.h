@@ -28,9 +28,10 @@ struct elf_files;
 struct elf_files *elf_files_new(void);
 void elf_files_free(struct elf_files *fs);
 
-/* The file mapping m of pid maps (m->path as pid sees it), or NULL if it
- * cannot be read as ELF.  Failures are remembered too. */
-const struct elf_file *elf_files_get(struct elf_files *fs, uint32_t pid, const struct mapping *m);
+/* The file mapping m of pid maps (opened by processes_open()), or NULL if
+ * it cannot be read as ELF.  Failures are remembered too. */
+const struct elf_file *elf_files_get(struct elf_files *fs, struct processes *ps, uint32_t pid,
+				    const struct mapping *m);
 
 /* The vDSO, the same in every 64-bit process (NULL if unavailable). */
 const struct elf_file *elf_files_vdso(struct elf_files *fs);

@@ -25,6 +25,7 @@
 #include "options.h"
 #include "perf_events.h"
 #include "privileges.h"
+#include "proc_maps.h"
 #include "processes.h"
 #include "raw_samples.h"
 #include "profile.skel.h"
@@ -142,6 +143,25 @@ static void report(const struct drain_stats *st, bool verbose)
 static uint64_t samples_lost(const struct drain_stats *st)
 {
 	return st->lost[CAP_LOSS_COUNT_MAP] + st->lost[CAP_LOSS_RING];
+}
+
+/* The mappings of the processes already running, while prof-sample may
+ * still read anyone's /proc/PID/maps; those started later come from the
+ * mmap events.  A command's processes all start later. */
+static void snapshot_processes(struct processes *procs, const struct options *o)
+{
+	const struct targets *t = &o->targets;
+
+	if (o->command)
+		return;
+	if (!t->npids && !t->ntids) {
+		processes_snapshot_all(procs);
+		return;
+	}
+	for (size_t i = 0; i < t->npids; i++)
+		processes_snapshot(procs, t->pids[i]);
+	for (size_t i = 0; i < t->ntids; i++)
+		processes_snapshot(procs, proc_tgid(t->tids[i]));
 }
 
 static uint32_t ring_size(void)
@@ -266,9 +286,10 @@ int main(int argc, char **argv)
 		goto cleanup_capture;
 	}
 	write_info(&w, &opt, events.nattached);
+	snapshot_processes(&procs, &opt);
 	/* Everything privileged is done: what parses untrusted input from
-	 * here on (ELF files, perf maps, /proc) runs without it. */
-	if (!drop_privileges()) {
+	 * here on (ELF files, perf maps) runs without it. */
+	if (!drop_privileges(!bpf_maps_work_unprivileged(bpf_map__fd(skel->maps.counts0)))) {
 		status = EXIT_USAGE;
 		goto cleanup_capture;
 	}

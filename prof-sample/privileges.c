@@ -1,31 +1,50 @@
 #include "privileges.h"
 
+#include <bpf/bpf.h>
 #include <errno.h>
+#include <stdint.h>
 #include <grp.h>
 #include <linux/capability.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "diag.h"
 
 #define NOBODY 65534
 
-static const int keep[] = {
-	CAP_BPF,
-	CAP_SYS_PTRACE,
-	CAP_DAC_READ_SEARCH,
-	CAP_CHECKPOINT_RESTORE,
-};
-
-bool drop_privileges(void)
+bool bpf_maps_work_unprivileged(int map_fd)
 {
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct none[2];
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return false;
+	if (pid == 0) {
+		uint64_t key;
+		long err;
+		memset(none, 0, sizeof(none));
+		if (syscall(SYS_capset, &hdr, none) != 0)
+			_exit(1);
+		err = bpf_map_get_next_key(map_fd, NULL, &key);
+		_exit(err == 0 || errno == ENOENT ? 0 : 1);
+	}
+	return waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+bool drop_privileges(bool keep_bpf)
+{
+	const int keep[] = { CAP_BPF };
+	size_t nkeep = keep_bpf ? 1 : 0;
 	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct data[2];
 
 	memset(data, 0, sizeof(data));
-	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++) {
+	for (size_t i = 0; i < nkeep; i++) {
 		data[keep[i] / 32].permitted |= 1u << (keep[i] % 32);
 		data[keep[i] / 32].effective |= 1u << (keep[i] % 32);
 	}
@@ -33,7 +52,7 @@ bool drop_privileges(void)
 	 * the bounding set can shrink to what is kept. */
 	for (int cap = 0; cap <= CAP_LAST_CAP; cap++) {
 		bool kept = false;
-		for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+		for (size_t i = 0; i < nkeep; i++)
 			kept |= keep[i] == cap;
 		if (!kept && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL &&
 		    errno != EPERM) {

@@ -6,12 +6,17 @@
 
 #include <stdbool.h>
 
-/* Keeps only the capabilities draining needs — CAP_BPF (the bpf() calls on
- * the maps already created), CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH
- * (/proc/PID/maps and files of other users' processes),
- * CAP_CHECKPOINT_RESTORE (/proc/PID/map_files) — and, when running as
- * root, becomes the nobody user; sets no_new_privs.  Returns false with a
+/* Whether bpf() calls on the map map_fd (already created) work without
+ * CAP_BPF.  They do since Linux 6.5, even with
+ * kernel.unprivileged_bpf_disabled set: only creating maps and loading
+ * programs are checked.  Tried in a child process that gives the
+ * capability up. */
+bool bpf_maps_work_unprivileged(int map_fd);
+
+/* Gives up every capability (all but CAP_BPF if keep_bpf: the bpf() calls
+ * that drain the maps), the bounding set included, becomes the nobody user
+ * when running as root, and sets no_new_privs.  Returns false with a
  * message if that fails. */
-bool drop_privileges(void);
+bool drop_privileges(bool keep_bpf);
 
 #endif

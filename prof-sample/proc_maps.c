@@ -42,3 +42,19 @@ bool proc_maps_read(uint32_t pid, void (*fn)(void *ctx, const struct mapping *m)
 	fclose(f);
 	return true;
 }
+
+uint32_t proc_tgid(uint32_t tid)
+{
+	char name[64], line[256];
+	unsigned int tgid = tid;
+	FILE *f;
+
+	snprintf(name, sizeof(name), "/proc/%" PRIu32 "/status", tid);
+	f = fopen(name, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %u", &tgid) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return tgid;
+}

@@ -14,4 +14,7 @@
  * the process exited, most often. */
 bool proc_maps_read(uint32_t pid, void (*fn)(void *ctx, const struct mapping *m), void *ctx);
 
+/* The process (thread group) thread tid belongs to; tid itself if unknown. */
+uint32_t proc_tgid(uint32_t tid);
+
 #endif

@@ -1,13 +1,18 @@
 #include "processes.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "diag.h"
 #include "perf_map.h"
 #include "proc_maps.h"
+#include "stream.h"
 
 struct process {
 	struct mapping *maps;
@@ -15,6 +20,7 @@ struct process {
 	size_t written; /* maps[0..written) are in the capture */
 	uint64_t generation;
 	bool sampled, exited;
+	bool snapshot; /* mappings read from /proc at the start, build-ids not yet */
 	uint64_t exit_interval;
 	bool uid_known, perf_map_refused;
 	uid_t uid;	      /* owner a perf map must have (or root) */
@@ -27,12 +33,30 @@ struct cached_id {
 	uint8_t id[BUILD_ID_MAX];
 };
 
+/* How many files the snapshot may keep open: the soft limit raised to the
+ * hard one, less a margin for everything else. */
+static size_t open_files_budget(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return 0;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	return rl.rlim_cur > 512 ? (size_t)(rl.rlim_cur - 512) : 0;
+}
+
 void processes_init(struct processes *ps, struct cap_writer *w)
 {
 	memset(ps, 0, sizeof(*ps));
 	ps->w = w;
 	ps->byid = htab_new();
 	ps->build_ids = htab_new();
+	ps->opened = htab_new();
+	ps->max_opened = open_files_budget();
 }
 
 static void clear_maps(struct process *p)
@@ -60,6 +84,10 @@ void processes_free(struct processes *ps)
 	for (size_t i = 0; i < htab_count(ps->build_ids); i++)
 		free(e[i].val.p);
 	htab_free(ps->build_ids);
+	e = htab_entries(ps->opened);
+	for (size_t i = 0; i < htab_count(ps->opened); i++)
+		close((int)e[i].val.i);
+	htab_free(ps->opened);
 }
 
 static struct process *get(struct processes *ps, uint32_t pid)
@@ -129,11 +157,96 @@ void processes_mmap(struct processes *ps, uint32_t pid, const struct mapping *m)
 		flush(ps, pid, p);
 }
 
+/* A file's identity where /proc tells it: device and inode. */
+static int file_key(const struct mapping *m, char *key, size_t size)
+{
+	return m->inode ? snprintf(key, size, "%" PRIu64 ":%" PRIu64, m->dev, m->inode) : 0;
+}
+
+int processes_open(struct processes *ps, uint32_t pid, const struct mapping *m)
+{
+	char key[64], file[128], *alt;
+	int klen = file_key(m, key, sizeof(key)), fd;
+	struct htab_entry *e = klen > 0 ? htab_find(ps->opened, key, (size_t)klen) : NULL;
+
+	if (e)
+		return fcntl((int)e->val.i, F_DUPFD_CLOEXEC, 0);
+	if (m->path[0] != '/')
+		return -1;
+	/* map_files reaches the very file mapped, even deleted or in another
+	 * mount namespace; the process's root is the fallback when the
+	 * mapping is not live any more.  Both need privilege for other
+	 * users' processes, which prof-sample has only before it drops it. */
+	snprintf(file, sizeof(file), "/proc/%" PRIu32 "/map_files/%" PRIx64 "-%" PRIx64, pid,
+		 m->start, m->end);
+	fd = open_regular(file, 0);
+	if (fd < 0 && asprintf(&alt, "/proc/%" PRIu32 "/root%s", pid, m->path) >= 0) {
+		fd = open_regular(alt, 0);
+		free(alt);
+	}
+	return fd >= 0 ? fd : open_regular(m->path, 0);
+}
+
+/* Opens m's file while prof-sample may still open anyone's, to read it
+ * after the drop; at most so many, to leave descriptors for the rest. */
+static void prefetch(struct processes *ps, uint32_t pid, const struct mapping *m)
+{
+	char key[64];
+	int klen = file_key(m, key, sizeof(key)), fd;
+	bool created;
+	struct htab_entry *e;
+
+	if (klen <= 0 || htab_count(ps->opened) >= ps->max_opened ||
+	    htab_find(ps->opened, key, (size_t)klen))
+		return;
+	fd = processes_open(ps, pid, m);
+	if (fd < 0)
+		return;
+	e = htab_upsert(ps->opened, key, (size_t)klen, &created);
+	e->val.i = fd;
+}
+
+void processes_build_id(struct processes *ps, uint32_t pid, struct mapping *m)
+{
+	/* Identify the file by device and inode where known, else by path. */
+	char key[4096];
+	int klen = m->inode ? file_key(m, key, sizeof(key))
+			    : snprintf(key, sizeof(key), "%" PRIu32 ":%s", pid, m->path);
+	bool created;
+	struct htab_entry *e;
+	struct cached_id *c;
+
+	if (m->path[0] != '/' || klen < 0 || (size_t)klen >= sizeof(key))
+		return;
+	e = htab_upsert(ps->build_ids, key, (size_t)klen, &created);
+	if (created) {
+		int fd = processes_open(ps, pid, m);
+		c = e->val.p = xcalloc(1, sizeof(*c));
+		if (fd >= 0) {
+			c->len = (uint8_t)fd_build_id(fd, c->id);
+			close(fd);
+		}
+	}
+	c = e->val.p;
+	m->build_id_len = c->len;
+	memcpy(m->build_id, c->id, c->len);
+}
+
 struct proc_ctx {
 	struct processes *ps;
 	struct process *p;
 	uint32_t pid;
 };
+
+/* The mappings as /proc shows them: the build-ids are read later, after
+ * prof-sample has dropped its privileges. */
+static void from_proc_raw(void *ctx, const struct mapping *m)
+{
+	struct proc_ctx *c = ctx;
+
+	add(c->p, m);
+	prefetch(c->ps, c->pid, m);
+}
 
 static void from_proc(void *ctx, const struct mapping *m)
 {
@@ -184,40 +297,6 @@ void processes_exit(struct processes *ps, uint32_t pid, uint64_t interval)
 
 	p->exited = true;
 	p->exit_interval = interval;
-}
-
-void processes_build_id(struct processes *ps, uint32_t pid, struct mapping *m)
-{
-	/* Identify the file by device and inode where known, else by path. */
-	char key[4096];
-	int klen = m->inode ? snprintf(key, sizeof(key), "%" PRIu64 ":%" PRIu64, m->dev, m->inode)
-			    : snprintf(key, sizeof(key), "%" PRIu32 ":%s", pid, m->path);
-	bool created;
-	struct htab_entry *e;
-	struct cached_id *c;
-
-	if (m->path[0] != '/' || klen < 0 || (size_t)klen >= sizeof(key))
-		return;
-	e = htab_upsert(ps->build_ids, key, (size_t)klen, &created);
-	if (created) {
-		char file[128], *alt;
-		c = e->val.p = xcalloc(1, sizeof(*c));
-		/* map_files reaches the very file mapped, even deleted or in
-		 * another mount namespace; the process's root is the fallback
-		 * when the mapping is not live any more. */
-		snprintf(file, sizeof(file), "/proc/%" PRIu32 "/map_files/%" PRIx64 "-%" PRIx64, pid,
-			 m->start, m->end);
-		c->len = (uint8_t)file_build_id(file, c->id);
-		if (!c->len && asprintf(&alt, "/proc/%" PRIu32 "/root%s", pid, m->path) >= 0) {
-			c->len = (uint8_t)file_build_id(alt, c->id);
-			free(alt);
-		}
-		if (!c->len)
-			c->len = (uint8_t)file_build_id(m->path, c->id);
-	}
-	c = e->val.p;
-	m->build_id_len = c->len;
-	memcpy(m->build_id, c->id, c->len);
 }
 
 static bool read_uid(uint32_t pid, uid_t *uid)
@@ -277,10 +356,41 @@ bool processes_sampled(struct processes *ps, uint32_t pid)
 	if (p->sampled)
 		return true;
 	p->sampled = true;
-	p->uid_known = pid != 0 && read_uid(pid, &p->uid);
-	from_maps = pid != 0 && proc_maps_read(pid, from_proc, &(struct proc_ctx){ ps, p, pid });
+	if (p->snapshot) {
+		for (size_t i = 0; i < p->n; i++)
+			if (p->maps[i].inode && !p->maps[i].build_id_len)
+				processes_build_id(ps, pid, &p->maps[i]);
+		from_maps = true;
+	} else {
+		p->uid_known = pid != 0 && read_uid(pid, &p->uid);
+		from_maps = pid != 0 &&
+			    proc_maps_read(pid, from_proc, &(struct proc_ctx){ ps, p, pid });
+	}
 	flush(ps, pid, p);
 	return from_maps || p->n > 0 || pid == 0;
+}
+
+void processes_snapshot(struct processes *ps, uint32_t pid)
+{
+	struct process *p = get(ps, pid);
+
+	p->uid_known = read_uid(pid, &p->uid);
+	p->snapshot = proc_maps_read(pid, from_proc_raw, &(struct proc_ctx){ ps, p, pid });
+}
+
+void processes_snapshot_all(struct processes *ps)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *d;
+
+	while (proc && (d = readdir(proc))) {
+		char *end;
+		unsigned long pid = strtoul(d->d_name, &end, 10);
+		if (!*end && pid && pid <= UINT32_MAX)
+			processes_snapshot(ps, (uint32_t)pid);
+	}
+	if (proc)
+		closedir(proc);
 }
 
 void processes_reap(struct processes *ps, uint64_t interval)

@@ -28,6 +28,8 @@ struct processes {
 	uint64_t generations; /* mapping-set versions handed out so far */
 	struct htab *byid;	/* pid -> struct process */
 	struct htab *build_ids; /* file identity -> build-id */
+	struct htab *opened;	/* "dev:inode" -> descriptor opened before the drop */
+	size_t max_opened;
 };
 
 void processes_init(struct processes *ps, struct cap_writer *w);
@@ -51,6 +53,13 @@ bool processes_sampled(struct processes *ps, uint32_t pid);
  * (at most once per drain interval). */
 void processes_perf_map(struct processes *ps, uint32_t pid, uint64_t interval);
 
+/* Reads the mappings of a process running, or of all, from /proc: called
+ * before prof-sample gives up the privilege to read other users' (the
+ * mmap events tell of every process started after).  Their build-ids are
+ * read when a process is first sampled, without privilege. */
+void processes_snapshot(struct processes *ps, uint32_t pid);
+void processes_snapshot_all(struct processes *ps);
+
 /* Forgets processes that exited before interval `interval` was drained:
  * any sample of theirs has been written by now.  A PID recycled within one
  * interval keeps the old process's mappings before its own, which it
@@ -61,6 +70,12 @@ void processes_reap(struct processes *ps, uint64_t interval);
  * do (and differs between two processes that had the same PID). */
 const struct mapping *processes_maps(struct processes *ps, uint32_t pid, size_t *n,
 				     uint64_t *generation);
+
+/* Opens the file m maps, as pid sees it and only if it is a regular file
+ * (a FIFO swapped in by the process's owner would block the capture): the
+ * descriptor opened by the snapshot if any, else through /proc, else by
+ * path.  Returns a new descriptor, or -1. */
+int processes_open(struct processes *ps, uint32_t pid, const struct mapping *m);
 
 /* Fills in m's build-id from the file at path (seen through pid's root),
  * cached by file identity. */

@@ -216,7 +216,7 @@ static Dwfl *build(struct unwinder *u, struct proc_dwfl *pd, uint32_t pid,
 	for (size_t i = 0; i < n; i++) {
 		const struct mapping *m = &maps[i];
 		if (m->path[0] == '/' && !anonymous(m))
-			report(dwfl, elf_files_get(u->files, pid, m), m);
+			report(dwfl, elf_files_get(u->files, u->ps, pid, m), m);
 		else if (strcmp(m->path, "[vdso]") == 0)
 			report(dwfl, elf_files_vdso(u->files), m);
 	}

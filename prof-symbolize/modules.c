@@ -211,7 +211,7 @@ static void load(struct modules *m, struct module *mod, const struct cap_map *ma
 		path[strlen(path) - strlen(DELETED)] = '\0';
 	if (strcmp(path, "[vdso]") == 0)
 		found = open_vdso(m, map, &bin, &image, why, sizeof(why));
-	else if (path[0] != '/')
+	else if (path[0] != '/' || strcmp(path, "//anon") == 0)
 		goto out; /* an anonymous or special mapping: nothing to read */
 	else
 		found = open_binary(m, map, pid, path, deleted, &bin, why, sizeof(why));

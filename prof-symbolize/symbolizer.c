@@ -368,6 +368,14 @@ static struct pmap *find_map(struct proc *p, uint64_t ip)
 	return NULL;
 }
 
+/* Anonymous memory: "" in /proc/PID/maps, "//anon" in mmap events,
+ * "[anon:NAME]" when named. */
+static bool anonymous(struct cap_str path)
+{
+	return path.len == 0 || (path.len == 6 && memcmp(path.s, "//anon", 6) == 0) ||
+	       (path.len > 6 && memcmp(path.s, "[anon:", 6) == 0);
+}
+
 static void user_frames(struct symbolizer *s, struct buf *b, uint32_t pid, struct proc *p,
 			const struct stack *st)
 {
@@ -382,7 +390,7 @@ static void user_frames(struct symbolizer *s, struct buf *b, uint32_t pid, struc
 		const struct jsym *j;
 		size_t n;
 
-		if (!m || m->rec.path.s[0] != '/') {
+		if (!m || m->rec.path.s[0] != '/' || anonymous(m->rec.path)) {
 			/* Not file-backed: JIT code, if the process said so. */
 			load_live_perf_map(s, pid, p);
 			if ((j = find_jsym(p, at))) {
@@ -393,7 +401,7 @@ static void user_frames(struct symbolizer *s, struct buf *b, uint32_t pid, struc
 				continue;
 			}
 			/* No mapping, or an anonymous one: nothing names it. */
-			if (!m || m->rec.path.s[0] == '\0') {
+			if (!m || anonymous(m->rec.path)) {
 				frame_line(s, b, ip, NULL, NULL, 0, "[unknown]");
 				continue;
 			}
