@@ -67,6 +67,18 @@ static enum unwind_status unwind_user(struct raw_samples *r, const struct raw_sa
 	return status;
 }
 
+/* A process started while the ring was being read may have its mmap or
+ * fork events still in the event ring (read at the start of each read of
+ * this one): read them before deciding nothing is known of it. */
+static void known_or_caught_up(struct raw_samples *r, uint32_t pid)
+{
+	size_t n = 0;
+	uint64_t generation;
+
+	if (r->d->catch_up && (!processes_maps(r->d->procs, pid, &n, &generation) || !n))
+		r->d->catch_up(r->d->catch_up_ctx);
+}
+
 static int on_sample(void *ctx, void *data, size_t size)
 {
 	struct raw_samples *r = ctx;
@@ -92,6 +104,7 @@ static int on_sample(void *ctx, void *data, size_t size)
 		char comm[PROF_COMM_LEN + 1] = { 0 };
 
 		memcpy(comm, rs->comm, PROF_COMM_LEN);
+		known_or_caught_up(r, rs->pid);
 		if (drain_process(r->d, rs->pid, comm)) {
 			enum unwind_status status = unwind_user(r, rs, stack_len, &unr);
 			if (status != UNWIND_COMPLETE)
