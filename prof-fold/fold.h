@@ -75,6 +75,7 @@ enum fold_format detect_format(const char *buf, size_t len, int *bad_version);
 struct fold_agg {
 	struct htab *stacks;
 	uint64_t saturated; /* additions that passed UINT64_MAX */
+	uint64_t not_text;  /* distinct stacks with a NUL byte or invalid UTF-8 */
 	regex_t *filters, *excludes;
 	size_t nfilters, nexcludes;
 };
@@ -82,7 +83,9 @@ struct fold_agg {
 void agg_init(struct fold_agg *a);
 void agg_free(struct fold_agg *a);
 /* Adds count to stack (bytes, no terminator needed); a sum past
- * UINT64_MAX stays at UINT64_MAX and counts in a->saturated. */
+ * UINT64_MAX stays at UINT64_MAX and counts in a->saturated.  A new stack
+ * that is not text (a NUL byte, invalid UTF-8) counts in a->not_text: it
+ * is kept as it is, as stackcollapse-perf.pl keeps it, but said. */
 void agg_add(struct fold_agg *a, const char *stack, size_t len, uint64_t count);
 /* Compiles a --filter (exclude false) or --exclude regex; returns false and
  * fills errbuf when it does not compile. */
@@ -98,6 +101,7 @@ struct fold_diag {
 	uint64_t bad_lines, first_bad;
 	char first_what[96];
 	uint64_t saturated, first_saturated; /* counts that overflowed */
+	uint64_t not_text, first_not_text;   /* stacks that are not text */
 };
 
 /* Records an unparsable line; with --strict, reports it and exits. */
@@ -105,6 +109,9 @@ void diag_bad_line(struct fold_diag *d, const struct fold_opts *o,
 		   uint64_t lineno, const char *what);
 /* Records that line lineno made a stack's count overflow 64 bits. */
 void diag_saturated(struct fold_diag *d, uint64_t lineno);
+/* Records that line lineno added stacks that are not text; a warning, not
+ * an error: they are passed through. */
+void diag_not_text(struct fold_diag *d, uint64_t lineno, uint64_t n);
 /* Reports the unparsable lines of an input once, and the overflowed counts;
  * returns their number. */
 uint64_t diag_report(const struct fold_diag *d);

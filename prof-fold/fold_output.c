@@ -29,9 +29,50 @@ void agg_free(struct fold_agg *a)
 	htab_free(a->stacks);
 }
 
+/* No NUL byte, and well-formed UTF-8 (no overlong forms, no surrogates,
+ * nothing past U+10FFFF). */
+static bool is_text(const unsigned char *s, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		unsigned char c = s[i];
+		size_t more;
+		unsigned int cp;
+		if (c >= 0x01 && c < 0x80) {
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			more = 1, cp = c & 0x1f;
+		else if (c >= 0xe0 && c <= 0xef)
+			more = 2, cp = c & 0x0f;
+		else if (c >= 0xf0 && c <= 0xf4)
+			more = 3, cp = c & 0x07;
+		else
+			return false; /* NUL, a continuation byte, or never valid */
+		if (n - i <= more)
+			return false;
+		for (size_t k = 1; k <= more; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return false;
+			cp = cp << 6 | (s[i + k] & 0x3f);
+		}
+		if ((more == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+		    (more == 3 && (cp < 0x10000 || cp > 0x10ffff)))
+			return false;
+		i += more + 1;
+	}
+	return true;
+}
+
 void agg_add(struct fold_agg *a, const char *stack, size_t len, uint64_t count)
 {
-	struct htab_entry *e = htab_upsert(a->stacks, stack, len, NULL);
+	bool created;
+	struct htab_entry *e = htab_upsert(a->stacks, stack, len, &created);
+
+	/* Checked once per distinct stack: the cost stays off the per-line
+	 * path. */
+	if (created && !is_text((const unsigned char *)stack, len))
+		a->not_text++;
 
 	if (e->val.u + count < e->val.u) {
 		e->val.u = UINT64_MAX;
@@ -126,8 +167,20 @@ void diag_saturated(struct fold_diag *d, uint64_t lineno)
 		d->first_saturated = lineno;
 }
 
+void diag_not_text(struct fold_diag *d, uint64_t lineno, uint64_t n)
+{
+	if (d->not_text == 0)
+		d->first_not_text = lineno;
+	d->not_text += n;
+}
+
 uint64_t diag_report(const struct fold_diag *d)
 {
+	if (d->not_text)
+		warnx("%s:%llu: NUL bytes or invalid UTF-8 in %llu distinct stack%s, the first "
+		      "here; passed through as they are",
+		      d->name, (unsigned long long)d->first_not_text,
+		      (unsigned long long)d->not_text, d->not_text == 1 ? "" : "s");
 	if (d->saturated)
 		warnx("%s:%llu: a stack's count passed 18446744073709551615 "
 		      "(64 bits) and was kept at that", d->name,

@@ -83,10 +83,12 @@ uint64_t folded_parse_input(const struct fold_opts *o, struct fold_agg *agg,
 		if (o->nskip_after)
 			s = skip_after(o, s, &slen);
 		if (slen > 0) {
-			uint64_t sat = agg->saturated;
+			uint64_t sat = agg->saturated, nt = agg->not_text;
 			agg_add(agg, s, slen, count);
 			if (agg->saturated != sat)
 				diag_saturated(&d, r->lineno);
+			if (agg->not_text != nt)
+				diag_not_text(&d, r->lineno, agg->not_text - nt);
 		}
 	}
 	return diag_report(&d);

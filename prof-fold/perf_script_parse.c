@@ -381,7 +381,7 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 	const char *s, *src = NULL;
 	size_t len, slen;
 	bool inlined;
-	uint64_t sat = p->agg->saturated;
+	uint64_t sat = p->agg->saturated, nt = p->agg->not_text;
 
 	while ((s = lr_next(r, &len)) != NULL) {
 		size_t i = 0;
@@ -389,6 +389,10 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 		if (p->agg->saturated != sat) {
 			sat = p->agg->saturated;
 			diag_saturated(&d, r->lineno - 1);
+		}
+		if (p->agg->not_text != nt) {
+			diag_not_text(&d, r->lineno - 1, p->agg->not_text - nt);
+			nt = p->agg->not_text;
 		}
 		while (i < len && is_space(s[i]))
 			i++;
@@ -446,5 +450,7 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 	end_sample(p); /* a last sample with no blank line after it */
 	if (p->agg->saturated != sat)
 		diag_saturated(&d, r->lineno);
+	if (p->agg->not_text != nt)
+		diag_not_text(&d, r->lineno, p->agg->not_text - nt);
 	return diag_report(&d);
 }

@@ -67,11 +67,21 @@ load fixtures/badinput/capture
 	[[ "$stderr" == "prof-fold: $BAD/random.bin:"[0-9]*": folded line"* ]]
 }
 
-@test "prof-fold: NUL bytes and invalid UTF-8 in folded input are data, passed through" {
-	printf 'a;b\0c;\xff\xfe 3\na;b\0c;\xff\xfe 2\nz 1\n' > "$TMP/bin.folded"
+@test "prof-fold: NUL bytes and invalid UTF-8 are passed through as data, with a warning naming the line" {
+	# Valid UTF-8 first (no warning for it), then a NUL and bad bytes.
+	printf 'ok;caf\xc3\xa9 1\na;b\0c;\xff\xfe 3\na;b\0c;\xff\xfe 2\nz;\xed\xa0\x80 1\n' > "$TMP/bin.folded"
 	run --separate-stderr prof-fold "$TMP/bin.folded"
-	[ "$status" -eq 0 ] && [ -z "$stderr" ]
-	prof-fold "$TMP/bin.folded" | cmp - <(printf 'a;b\0c;\xff\xfe 5\nz 1\n')
+	[ "$status" -eq 0 ]
+	one_line
+	[ "$stderr" = "prof-fold: $TMP/bin.folded:2: NUL bytes or invalid UTF-8 in 2 distinct stacks, the first here; passed through as they are" ]
+	prof-fold "$TMP/bin.folded" 2>/dev/null |
+		cmp - <(printf 'a;b\0c;\xff\xfe 5\nok;caf\xc3\xa9 1\nz;\xed\xa0\x80 1\n')
+	# The same in perf script input.
+	printf 'p 1/1 1.0: 1 cpu-clock:\n\t1 f\xffoo (/bin/x)\n\n' > "$TMP/bin.perf"
+	run --separate-stderr prof-fold "$TMP/bin.perf"
+	[ "$status" -eq 0 ]
+	[ "$output" = $'p;f\xffoo 1' ]
+	[[ "$stderr" == "prof-fold: $TMP/bin.perf:"[23]": NUL bytes or invalid UTF-8 in 1 distinct stack, the first here; passed through as they are" ]]
 }
 
 @test "prof-fold: CRLF line ends read as LF, in both formats" {
