@@ -17,11 +17,7 @@ trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$TMP"' EXIT
 
 [ "$(id -u)" -eq 0 ] || { echo "sample.sh: needs root" >&2; exit 1; }
 
-# cpu_rss CMD...: runs CMD under GNU time; prints "cpu_seconds peak_rss_kb".
-cpu_rss() {
-	/usr/bin/time -f '%U %S %M' -o "$TMP/time" "$@" >/dev/null 2>&1
-	awk '{ printf "%.2f %d\n", $1 + $2, $3 }' "$TMP/time"
-}
+. tests/bench/sampling.bash
 
 busy() {
 	"$W/manystacks" $((SECS + 5)) & "$W/manystacks" $((SECS + 5)) &
@@ -50,21 +46,7 @@ done
 
 echo
 echo "BPF program run time per sample (deep stacks: recursion to 400 frames)"
-old=$(sysctl -n kernel.bpf_stats_enabled)
-sysctl -qw kernel.bpf_stats_enabled=1
-for hz in 99 999; do
-	busy
-	"$BIN/prof-sample" -q -F "$hz" -d "$SECS" -o /dev/null &
-	sampler=$!
-	sleep $((SECS - 2))
-	bpftool prog show -j 2>/dev/null | awk -v RS='},' '/"name":"do_sample"/' |
-		sed -nE 's/.*"run_time_ns":([0-9]+).*"run_cnt":([0-9]+).*/\1 \2/p' | tail -1 > "$TMP/stats"
-	wait "$sampler"
-	wait
-	read -r ns cnt < "$TMP/stats"
-	printf '  -F %-4s %8d runs, mean %6.2f us\n' "$hz" "$cnt" "$(echo "$ns / $cnt / 1000" | bc -l)"
-done
-sysctl -qw kernel.bpf_stats_enabled="$old"
+bpf_run_times
 
 echo
 echo "nginx on loopback, wrk -t2 -c32 for ${SECS} s (requests/s)"

@@ -1,0 +1,33 @@
+# Shared by the sampling benchmarks (sample.sh, dwarf.sh), which set BIN,
+# SECS and TMP and define busy(), the load they measure under.  Not a
+# benchmark itself: tests/bench/run runs only *.sh.
+
+# cpu_rss CMD...: runs CMD under GNU time; prints "cpu_seconds peak_rss_kb".
+cpu_rss() {
+	/usr/bin/time -f '%U %S %M' -o "$TMP/time" "$@" >/dev/null 2>"$TMP/stderr"
+	awk '{ printf "%.2f %d\n", $1 + $2, $3 }' "$TMP/time"
+}
+
+# bpf_run_times ARGS...: at 99 and 999 Hz under busy(), the BPF program's
+# mean run time per sample (kernel.bpf_stats_enabled) with prof-sample ARGS.
+bpf_run_times() {
+	local old hz sampler ns cnt
+
+	old=$(sysctl -n kernel.bpf_stats_enabled)
+	sysctl -qw kernel.bpf_stats_enabled=1
+	for hz in 99 999; do
+		busy
+		"$BIN/prof-sample" -q -F "$hz" -d "$SECS" "$@" -o /dev/null &
+		sampler=$!
+		sleep $((SECS - 2))
+		bpftool prog show -j 2>/dev/null | awk -v RS='},' '/"name":"do_sample"/' |
+			sed -nE 's/.*"run_time_ns":([0-9]+).*"run_cnt":([0-9]+).*/\1 \2/p' |
+			tail -1 >"$TMP/stats"
+		wait "$sampler"
+		wait
+		read -r ns cnt <"$TMP/stats"
+		printf '  -F %-4s %8d runs, mean %6.2f us\n' "$hz" "$cnt" \
+			"$(echo "$ns / $cnt / 1000" | bc -l)"
+	done
+	sysctl -qw kernel.bpf_stats_enabled="$old"
+}
