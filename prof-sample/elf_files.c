@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "build_id.h"
 #include "htab.h"
-#include "stream.h"
 
 struct elf_files {
 	struct htab *byid; /* file identity -> struct elf_file, or NULL if unreadable */
@@ -103,8 +103,8 @@ const struct elf_file *elf_files_get(struct elf_files *fs, struct processes *ps,
 	struct htab_entry *e;
 
 	if (m->build_id_len) {
-		for (int i = 0; i < m->build_id_len; i++)
-			klen += snprintf(key + klen, 3, "%02x", m->build_id[i]);
+		build_id_hex(m->build_id, m->build_id_len, key);
+		klen = (int)strlen(key);
 	} else if (m->inode) {
 		klen = snprintf(key, sizeof(key), "%" PRIu64 ":%" PRIu64, m->dev, m->inode);
 	} else {

@@ -56,11 +56,12 @@ static enum unwind_status unwind_user(struct raw_samples *r, const struct raw_sa
 	size_t n;
 	uint64_t before, after;
 
-	if (status == UNWIND_COMPLETE || !r->d->catch_up ||
+	if (status != UNWIND_NO_CFI || !r->d->catch_up ||
 	    !processes_maps(r->d->procs, rs->pid, &n, &before))
 		return status;
 	/* The mmap event of the code the walk stopped in may still be in the
-	 * event ring: read it, and walk again if it changed anything. */
+	 * event ring: read it, and walk again if it changed anything.  (A
+	 * walk cut by the stack copy or by bad CFI it could not help.) */
 	r->d->catch_up(r->d->catch_up_ctx);
 	if (processes_maps(r->d->procs, rs->pid, &n, &after) && after != before)
 		status = unwind(r->unw, &in, r->ips, PROF_MAX_STACK, nr);
