@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -65,9 +66,25 @@ bool output_close(FILE *f, const char *path)
 
 int open_regular(const char *path, int extra_flags)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | extra_flags);
+	int pfd = open(path, O_PATH | O_CLOEXEC | (extra_flags & O_NOFOLLOW)), fd;
+	char self[64];
 	struct stat st;
 
+	/* O_PATH opens nothing: no device driver, FIFO or FUSE server sees
+	 * an open until the type is known to be a regular file.  The file is
+	 * then opened through that descriptor, so it is the one checked. */
+	if (pfd < 0)
+		return -1;
+	if (fstat(pfd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(pfd);
+		errno = EINVAL;
+		return -1;
+	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (extra_flags & ~O_NOFOLLOW));
+	if (fd < 0 && errno == ENOENT) /* no /proc: the path once more */
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | extra_flags);
+	close(pfd);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {

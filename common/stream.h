@@ -28,7 +28,9 @@ bool output_close(FILE *f, const char *path);
 
 /* Opens path read-only if it is a regular file; -1 with errno set
  * otherwise (EINVAL for a FIFO, device or directory).  Paths named by
- * untrusted input go through here: opening a FIFO would block forever. */
+ * untrusted input go through here: opening a FIFO would block forever, and
+ * opening a device may do anything, so the type is checked before the file
+ * is opened.  extra_flags may hold O_NOFOLLOW. */
 int open_regular(const char *path, int extra_flags);
 
 #endif
