@@ -114,7 +114,7 @@ const struct elf_file *elf_files_get(struct elf_files *fs, struct processes *ps,
 		return NULL;
 	e = htab_upsert(fs->byid, key, (size_t)klen, &created);
 	if (created) {
-		int fd = processes_open(ps, pid, m);
+		int fd = mapped_files_open(ps->files, pid, m, NULL);
 		const char *base = strrchr(m->path, '/');
 		e->val.p = fd >= 0 ? load(fd, base ? base + 1 : m->path) : NULL;
 		if (fd >= 0)

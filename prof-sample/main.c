@@ -22,6 +22,8 @@
 #include "diag.h"
 #include "drain.h"
 #include "kallsyms.h"
+#include "mapped_files.h"
+#include "opener.h"
 #include "options.h"
 #include "perf_events.h"
 #include "privileges.h"
@@ -197,6 +199,8 @@ int main(int argc, char **argv)
 	struct command cmd = { 0 };
 	struct kallsyms ksyms = { 0 };
 	struct processes procs;
+	struct opener opener = { .h.sock = -1 };
+	struct mapped_files files;
 	struct sideband sb = { .map_fd = -1 };
 	struct cap_writer w;
 	struct drainer d;
@@ -259,8 +263,14 @@ int main(int argc, char **argv)
 	if (!have_ksyms)
 		warn("/proc/kallsyms: kernel frames will stay unresolved");
 
+	/* Forked while prof-sample may still give it what it keeps. */
+	bool have_opener = opener_start(&opener);
+	if (!have_opener)
+		warnx("files only their owners may read will stay unresolved");
+
 	capw_init(&w, out);
-	processes_init(&procs, &w);
+	mapped_files_init(&files, have_opener ? &opener : NULL);
+	processes_init(&procs, &w, &files);
 	uint64_t start = monotonic_ns();
 	drainer_init(&d, skel, &w, have_ksyms ? &ksyms : NULL, &procs, start);
 	d.verbose = opt.verbose;
@@ -288,11 +298,13 @@ int main(int argc, char **argv)
 	write_info(&w, &opt, events.nattached);
 	snapshot_processes(&procs, &opt);
 	/* Everything privileged is done: what parses untrusted input from
-	 * here on (ELF files, perf maps) runs without it. */
+	 * here on (ELF files, perf maps) runs without it, and files only
+	 * privilege may open come through the opener. */
 	if (!drop_privileges(!bpf_maps_work_unprivileged(bpf_map__fd(skel->maps.counts0)))) {
 		status = EXIT_USAGE;
 		goto cleanup_capture;
 	}
+	files.by_path = true;
 	if (opt.command)
 		command_start(&cmd);
 
@@ -351,6 +363,8 @@ cleanup_capture:
 	sideband_close(&sb);
 	drainer_free(&d);
 	processes_free(&procs);
+	mapped_files_free(&files);
+	opener_stop(&opener);
 	capw_free(&w);
 	kallsyms_free(&ksyms);
 cleanup:

@@ -36,10 +36,8 @@ bool bpf_maps_work_unprivileged(int map_fd)
 	return waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-bool drop_privileges(bool keep_bpf)
+bool keep_only(const int *keep, size_t nkeep, bool as_nobody)
 {
-	const int keep[] = { CAP_BPF };
-	size_t nkeep = keep_bpf ? 1 : 0;
 	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct data[2];
 
@@ -60,7 +58,7 @@ bool drop_privileges(bool keep_bpf)
 			return false;
 		}
 	}
-	if (getuid() == 0 || geteuid() == 0) {
+	if (as_nobody && (getuid() == 0 || geteuid() == 0)) {
 		if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0 || setgroups(0, NULL) != 0 ||
 		    setresgid(NOBODY, NOBODY, NOBODY) != 0 || setresuid(NOBODY, NOBODY, NOBODY) != 0) {
 			warn("becoming the nobody user");
@@ -71,9 +69,16 @@ bool drop_privileges(bool keep_bpf)
 		warn("dropping capabilities");
 		return false;
 	}
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
 		warn("setting no_new_privs");
 		return false;
 	}
 	return true;
+}
+
+bool drop_privileges(bool keep_bpf)
+{
+	const int bpf[] = { CAP_BPF };
+
+	return keep_only(bpf, keep_bpf ? 1 : 0, true);
 }

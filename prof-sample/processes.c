@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "diag.h"
@@ -33,30 +32,12 @@ struct cached_id {
 	uint8_t id[BUILD_ID_MAX];
 };
 
-/* How many files the snapshot may keep open: the soft limit raised to the
- * hard one, less a margin for everything else. */
-static size_t open_files_budget(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
-		return 0;
-	if (rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-		getrlimit(RLIMIT_NOFILE, &rl);
-	}
-	return rl.rlim_cur > 512 ? (size_t)(rl.rlim_cur - 512) : 0;
-}
-
-void processes_init(struct processes *ps, struct cap_writer *w)
+void processes_init(struct processes *ps, struct cap_writer *w, struct mapped_files *files)
 {
 	memset(ps, 0, sizeof(*ps));
 	ps->w = w;
+	ps->files = files;
 	ps->byid = htab_new();
-	ps->build_ids = htab_new();
-	ps->opened = htab_new();
-	ps->max_opened = open_files_budget();
 }
 
 static void clear_maps(struct process *p)
@@ -80,14 +61,6 @@ void processes_free(struct processes *ps)
 	for (size_t i = 0; i < htab_count(ps->byid); i++)
 		free_process(e[i].val.p);
 	htab_free(ps->byid);
-	e = htab_entries(ps->build_ids);
-	for (size_t i = 0; i < htab_count(ps->build_ids); i++)
-		free(e[i].val.p);
-	htab_free(ps->build_ids);
-	e = htab_entries(ps->opened);
-	for (size_t i = 0; i < htab_count(ps->opened); i++)
-		close((int)e[i].val.i);
-	htab_free(ps->opened);
 }
 
 static struct process *get(struct processes *ps, uint32_t pid)
@@ -157,81 +130,6 @@ void processes_mmap(struct processes *ps, uint32_t pid, const struct mapping *m)
 		flush(ps, pid, p);
 }
 
-/* A file's identity where /proc tells it: device and inode. */
-static int file_key(const struct mapping *m, char *key, size_t size)
-{
-	return m->inode ? snprintf(key, size, "%" PRIu64 ":%" PRIu64, m->dev, m->inode) : 0;
-}
-
-int processes_open(struct processes *ps, uint32_t pid, const struct mapping *m)
-{
-	char key[64], file[128], *alt;
-	int klen = file_key(m, key, sizeof(key)), fd;
-	struct htab_entry *e = klen > 0 ? htab_find(ps->opened, key, (size_t)klen) : NULL;
-
-	if (e)
-		return fcntl((int)e->val.i, F_DUPFD_CLOEXEC, 0);
-	if (m->path[0] != '/')
-		return -1;
-	/* map_files reaches the very file mapped, even deleted or in another
-	 * mount namespace; the process's root is the fallback when the
-	 * mapping is not live any more.  Both need privilege for other
-	 * users' processes, which prof-sample has only before it drops it. */
-	snprintf(file, sizeof(file), "/proc/%" PRIu32 "/map_files/%" PRIx64 "-%" PRIx64, pid,
-		 m->start, m->end);
-	fd = open_regular(file, 0);
-	if (fd < 0 && asprintf(&alt, "/proc/%" PRIu32 "/root%s", pid, m->path) >= 0) {
-		fd = open_regular(alt, 0);
-		free(alt);
-	}
-	return fd >= 0 ? fd : open_regular(m->path, 0);
-}
-
-/* Opens m's file while prof-sample may still open anyone's, to read it
- * after the drop; at most so many, to leave descriptors for the rest. */
-static void prefetch(struct processes *ps, uint32_t pid, const struct mapping *m)
-{
-	char key[64];
-	int klen = file_key(m, key, sizeof(key)), fd;
-	bool created;
-	struct htab_entry *e;
-
-	if (klen <= 0 || htab_count(ps->opened) >= ps->max_opened ||
-	    htab_find(ps->opened, key, (size_t)klen))
-		return;
-	fd = processes_open(ps, pid, m);
-	if (fd < 0)
-		return;
-	e = htab_upsert(ps->opened, key, (size_t)klen, &created);
-	e->val.i = fd;
-}
-
-void processes_build_id(struct processes *ps, uint32_t pid, struct mapping *m)
-{
-	/* Identify the file by device and inode where known, else by path. */
-	char key[4096];
-	int klen = m->inode ? file_key(m, key, sizeof(key))
-			    : snprintf(key, sizeof(key), "%" PRIu32 ":%s", pid, m->path);
-	bool created;
-	struct htab_entry *e;
-	struct cached_id *c;
-
-	if (m->path[0] != '/' || klen < 0 || (size_t)klen >= sizeof(key))
-		return;
-	e = htab_upsert(ps->build_ids, key, (size_t)klen, &created);
-	if (created) {
-		int fd = processes_open(ps, pid, m);
-		c = e->val.p = xcalloc(1, sizeof(*c));
-		if (fd >= 0) {
-			c->len = (uint8_t)fd_build_id(fd, c->id);
-			close(fd);
-		}
-	}
-	c = e->val.p;
-	m->build_id_len = c->len;
-	memcpy(m->build_id, c->id, c->len);
-}
-
 struct proc_ctx {
 	struct processes *ps;
 	struct process *p;
@@ -245,7 +143,6 @@ static void from_proc_raw(void *ctx, const struct mapping *m)
 	struct proc_ctx *c = ctx;
 
 	add(c->p, m);
-	prefetch(c->ps, c->pid, m);
 }
 
 static void from_proc(void *ctx, const struct mapping *m)
@@ -254,7 +151,7 @@ static void from_proc(void *ctx, const struct mapping *m)
 	struct mapping copy = *m;
 
 	if (copy.inode)
-		processes_build_id(c->ps, c->pid, &copy);
+		mapped_files_identify(c->ps->files, c->pid, &copy);
 	add(c->p, &copy);
 }
 
@@ -359,7 +256,7 @@ bool processes_sampled(struct processes *ps, uint32_t pid)
 	if (p->snapshot) {
 		for (size_t i = 0; i < p->n; i++)
 			if (p->maps[i].inode && !p->maps[i].build_id_len)
-				processes_build_id(ps, pid, &p->maps[i]);
+				mapped_files_identify(ps->files, pid, &p->maps[i]);
 		from_maps = true;
 	} else {
 		p->uid_known = pid != 0 && read_uid(pid, &p->uid);

@@ -15,6 +15,7 @@
 #include "build_id.h"
 #include "capture.h"
 #include "htab.h"
+#include "mapped_files.h"
 
 struct mapping {
 	uint64_t start, end, pgoff, dev, inode;
@@ -26,13 +27,11 @@ struct mapping {
 struct processes {
 	struct cap_writer *w;
 	uint64_t generations; /* mapping-set versions handed out so far */
-	struct htab *byid;	/* pid -> struct process */
-	struct htab *build_ids; /* file identity -> build-id */
-	struct htab *opened;	/* "dev:inode" -> descriptor opened before the drop */
-	size_t max_opened;
+	struct mapped_files *files;
+	struct htab *byid; /* pid -> struct process */
 };
 
-void processes_init(struct processes *ps, struct cap_writer *w);
+void processes_init(struct processes *ps, struct cap_writer *w, struct mapped_files *files);
 void processes_free(struct processes *ps);
 
 /* An executable mapping appeared (m->path is copied). */
@@ -70,15 +69,5 @@ void processes_reap(struct processes *ps, uint64_t interval);
  * do (and differs between two processes that had the same PID). */
 const struct mapping *processes_maps(struct processes *ps, uint32_t pid, size_t *n,
 				     uint64_t *generation);
-
-/* Opens the file m maps, as pid sees it and only if it is a regular file
- * (a FIFO swapped in by the process's owner would block the capture): the
- * descriptor opened by the snapshot if any, else through /proc, else by
- * path.  Returns a new descriptor, or -1. */
-int processes_open(struct processes *ps, uint32_t pid, const struct mapping *m);
-
-/* Fills in m's build-id from the file at path (seen through pid's root),
- * cached by file identity. */
-void processes_build_id(struct processes *ps, uint32_t pid, struct mapping *m);
 
 #endif

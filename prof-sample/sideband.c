@@ -66,10 +66,13 @@ static void on_mmap2(struct sideband *sb, const struct rec_mmap2 *r)
 		m.dev = makedev(r->maj, r->min);
 		m.inode = r->ino;
 	}
-	/* The kernel could not read the build-id (its page was not cached):
-	 * read it from the file while it is surely still there. */
+	/* The file is opened now, while the process surely maps it; and
+	 * where the kernel could not read the build-id (its page was not
+	 * cached), it is read from the file. */
 	if (!m.build_id_len)
-		processes_build_id(sb->ps, r->pid, &m);
+		mapped_files_identify(sb->ps->files, r->pid, &m);
+	else
+		mapped_files_prefetch(sb->ps->files, r->pid, &m);
 	processes_mmap(sb->ps, r->pid, &m);
 }
 

@@ -98,6 +98,7 @@ struct fixture {
 	char *buf;
 	size_t len;
 	struct cap_writer w;
+	struct mapped_files files;
 	struct processes ps;
 	struct unwinder *u;
 };
@@ -106,7 +107,9 @@ static void fixture_init(struct fixture *f)
 {
 	f->capture = open_memstream(&f->buf, &f->len);
 	capw_init(&f->w, f->capture);
-	processes_init(&f->ps, &f->w);
+	mapped_files_init(&f->files, NULL);
+	f->files.by_path = true;
+	processes_init(&f->ps, &f->w, &f->files);
 	processes_sampled(&f->ps, (uint32_t)getpid());
 	f->u = unwinder_new(&f->ps);
 }
@@ -115,6 +118,7 @@ static void fixture_free(struct fixture *f)
 {
 	unwinder_free(f->u);
 	processes_free(&f->ps);
+	mapped_files_free(&f->files);
 	capw_free(&f->w);
 	fclose(f->capture);
 	free(f->buf);

@@ -1,0 +1,197 @@
+#include "helper.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "diag.h"
+
+/* Long enough for an open on a slow network file system, short enough
+ * that the rings (sized for 100 ms of samples) lose only that much. */
+#define HELPER_TIMEOUT_MS 1000
+#define HELPER_SOCK 3
+
+/* In the child: nothing of the main process's but the socket and stderr
+ * (not the capture, the BPF objects, the perf events). */
+static void child_fds(int sock)
+{
+	int null = open("/dev/null", O_RDWR);
+
+	if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(null, STDOUT_FILENO) < 0 ||
+	    dup2(sock, HELPER_SOCK) < 0)
+		_exit(1);
+	if (close_range(HELPER_SOCK + 1, ~0u, 0) != 0) {
+		for (int fd = HELPER_SOCK + 1; fd < 65536; fd++)
+			close(fd);
+	}
+}
+
+bool helper_spawn(struct helper *h, const char *name, bool (*confine)(void *arg),
+		  void (*serve)(int sock, void *arg), void *arg)
+{
+	int sv[2];
+	pid_t parent = getpid();
+
+	*h = (struct helper){ .name = name, .pid = -1, .sock = -1, .timeout_ms = HELPER_TIMEOUT_MS };
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+		warn("%s: socketpair", name);
+		return false;
+	}
+	fflush(stderr);
+	h->pid = fork();
+	if (h->pid < 0) {
+		warn("%s: fork", name);
+		close(sv[0]);
+		close(sv[1]);
+		return false;
+	}
+	if (h->pid == 0) {
+		signal(SIGINT, SIG_IGN);
+		signal(SIGTERM, SIG_IGN);
+		signal(SIGPIPE, SIG_IGN);
+		child_fds(sv[1]);
+		if (!confine(arg))
+			_exit(1);
+		/* After confine(): a change of credentials clears it. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != parent)
+			_exit(1);
+		serve(HELPER_SOCK, arg);
+		_exit(0);
+	}
+	close(sv[1]);
+	h->sock = sv[0];
+	return true;
+}
+
+static void stop(struct helper *h, const char *why)
+{
+	if (why)
+		warnx("%s: %s; going on without it", h->name, why);
+	if (h->sock >= 0)
+		close(h->sock);
+	h->sock = -1;
+	if (h->pid > 0) {
+		kill(h->pid, SIGKILL);
+		waitpid(h->pid, NULL, 0);
+	}
+	h->pid = -1;
+}
+
+void helper_stop(struct helper *h)
+{
+	if (h->sock >= 0)
+		close(h->sock);
+	h->sock = -1;
+	/* It exits when it reads the end of its socket. */
+	if (h->pid > 0)
+		waitpid(h->pid, NULL, 0);
+	h->pid = -1;
+}
+
+bool helper_send(int sock, const void *buf, size_t len, int fd)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} ctl;
+	struct iovec iov = { (void *)buf, len };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	if (fd >= 0) {
+		memset(&ctl, 0, sizeof(ctl));
+		msg.msg_control = ctl.buf;
+		msg.msg_controllen = sizeof(ctl.buf);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	do
+		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)len;
+}
+
+ssize_t helper_recv(int sock, void *buf, size_t len, int *fd)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} ctl;
+	struct iovec iov = { buf, len };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+			      .msg_controllen = sizeof(ctl.buf) };
+	ssize_t n;
+
+	*fd = -1;
+	do
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); n >= 0 && c; c = CMSG_NXTHDR(&msg, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+		    c->cmsg_len < CMSG_LEN(sizeof(int)))
+			continue;
+		/* Only one descriptor is ever sent: any other is closed. */
+		int nfds = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+		for (int i = 0; i < nfds; i++) {
+			int got;
+			memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (*fd < 0)
+				*fd = got;
+			else
+				close(got);
+		}
+	}
+	if (n >= 0 && (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
+		errno = EMSGSIZE;
+		return -1;
+	}
+	return n;
+}
+
+bool helper_call(struct helper *h, const void *req, size_t reqlen, int fd_in, void *rep,
+		 size_t replen, int *fd_out)
+{
+	struct pollfd p = { .fd = h->sock, .events = POLLIN };
+	int fd = -1, ready;
+	ssize_t n;
+
+	if (fd_out)
+		*fd_out = -1;
+	if (h->sock < 0)
+		return false;
+	if (!helper_send(h->sock, req, reqlen, fd_in)) {
+		stop(h, "exited");
+		return false;
+	}
+	do
+		ready = poll(&p, 1, h->timeout_ms);
+	while (ready < 0 && errno == EINTR);
+	if (ready <= 0) {
+		stop(h, "no answer in time");
+		return false;
+	}
+	n = helper_recv(h->sock, rep, replen, &fd);
+	if (n != (ssize_t)replen) {
+		if (fd >= 0)
+			close(fd);
+		stop(h, n == 0 ? "exited" : "bad reply");
+		return false;
+	}
+	if (fd_out)
+		*fd_out = fd;
+	else if (fd >= 0)
+		close(fd);
+	return true;
+}

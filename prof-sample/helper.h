@@ -1,0 +1,53 @@
+/*
+ * Helper processes: privilege separation as OpenSSH and OpenBSD's daemons
+ * do it.  The main process parses what sampled processes control (ELF
+ * files, perf maps, stack bytes) and holds no privilege once sampling
+ * starts; the few things that still need privilege are done, on request,
+ * by small processes forked before the drop, each confined to its one job,
+ * that parse nothing but fixed-size requests.
+ *
+ * A request is one message on a SOCK_SEQPACKET socket, its reply another,
+ * either optionally carrying one descriptor.  A helper that does not reply
+ * in time (a FUSE server that never answers its open, say) is killed and
+ * the main process goes on without it: it can make prof-sample lose
+ * frames, never stall the capture.
+ */
+#ifndef PROF_SAMPLE_HELPER_H
+#define PROF_SAMPLE_HELPER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct helper {
+	const char *name; /* for messages: "file opener" */
+	pid_t pid;
+	int sock; /* -1: not running (never started, exited or killed) */
+	int timeout_ms;
+};
+
+/* Forks a helper.  The child closes every descriptor but its socket and
+ * stderr, ignores SIGINT, SIGTERM and SIGPIPE (a Ctrl-C is the main
+ * process's to handle; the helper ends when the main process closes the
+ * socket, or dies with it), calls confine(arg), and if that succeeds
+ * answers requests with serve(sock, arg) until the socket closes.
+ * Returns false, with a message, if the helper could not start. */
+bool helper_spawn(struct helper *h, const char *name, bool (*confine)(void *arg),
+		  void (*serve)(int sock, void *arg), void *arg);
+
+/* Sends a request (with fd_in, or -1) and waits for its reply of exactly
+ * replen bytes (with a descriptor in *fd_out, or -1, if fd_out is given).
+ * False if the helper is not running, or failed to answer in time: it is
+ * then stopped, with a message. */
+bool helper_call(struct helper *h, const void *req, size_t reqlen, int fd_in, void *rep,
+		 size_t replen, int *fd_out);
+
+/* Closes the socket and reaps the helper. */
+void helper_stop(struct helper *h);
+
+/* For serve(): one message of at most len bytes and its descriptor (or -1
+ * in *fd); returns its length, 0 when the main process has gone. */
+ssize_t helper_recv(int sock, void *buf, size_t len, int *fd);
+bool helper_send(int sock, const void *buf, size_t len, int fd);
+
+#endif

@@ -1,0 +1,61 @@
+/*
+ * The files that sampled processes map, each opened once per capture and
+ * known by its identity: inode (the kernel's) and build-id.
+ *
+ * A file is opened through the file opener (opener.c) while a process maps
+ * it, which reaches it wherever it is; failing that (the mapping is gone,
+ * or there is no opener), by its path, and only once prof-sample has no
+ * privilege left: a path is whatever the process's owner made it.  Either way it is
+ * used only if it is the file that was mapped: same inode where /proc told
+ * it, same build-id where the kernel read one.  A file found by path that
+ * cannot be checked either way is not used.
+ */
+#ifndef PROF_SAMPLE_MAPPED_FILES_H
+#define PROF_SAMPLE_MAPPED_FILES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "build_id.h"
+#include "htab.h"
+#include "opener.h"
+
+struct mapping;
+
+struct mapped_file {
+	int fd; /* kept open (within the budget), or -1 */
+	bool opened; /* identity below read from the file itself */
+	uint64_t dev, ino;
+	uint8_t build_id_len;
+	uint8_t build_id[BUILD_ID_MAX];
+	uint32_t failed_pid; /* the last process it could not be opened for */
+	bool stored;	     /* offered to the build-id cache */
+};
+
+struct mapped_files {
+	struct opener *opener; /* NULL: by path only */
+	bool by_path;	       /* set once prof-sample holds no privilege */
+	struct htab *byid;     /* "b" + build-id, "i" + dev:inode -> struct mapped_file */
+	struct mapped_file **all;
+	size_t n, cap;
+	size_t open_fds, max_fds;
+	uint64_t opened_privileged, opened_by_path, mismatched, unreadable; /* for -v */
+};
+
+void mapped_files_init(struct mapped_files *mf, struct opener *opener);
+void mapped_files_free(struct mapped_files *mf);
+
+/* The file m maps in process pid: a new descriptor (the caller closes it)
+ * and, in *file if given, what is known of it; -1 if it cannot be opened
+ * as the mapped file.  A failure is remembered for that process. */
+int mapped_files_open(struct mapped_files *mf, uint32_t pid, const struct mapping *m,
+		      struct mapped_file **file);
+
+/* Fills in m's build-id from its file, if m has none yet. */
+void mapped_files_identify(struct mapped_files *mf, uint32_t pid, struct mapping *m);
+
+/* Opens m's file now, while pid surely maps it, so that it is there when
+ * the process has gone: only the first time the file is seen. */
+void mapped_files_prefetch(struct mapped_files *mf, uint32_t pid, const struct mapping *m);
+
+#endif
