@@ -36,7 +36,7 @@ const volatile bool include_idle = false;
 const volatile bool kernel_stacks = true;
 const volatile bool user_stacks = true;
 const volatile bool dwarf_unwind = false;
-const volatile __u32 stack_copy_size = 8192;
+const volatile __u32 stack_copy_size = PROF_DEFAULT_STACK_COPY;
 
 /* Written by prof-sample (mmaped .bss): which map set is being filled. */
 __u32 active = 0;
@@ -95,8 +95,11 @@ struct {
 	__uint(max_entries, 4096);
 } raw_samples SEC(".maps");
 
+/* One per CPU, indexed by CPU: a per-CPU array's values are limited to
+ * 32 KiB, a sample may need 70.  A perf-event program does not nest on
+ * its CPU. */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct raw_sample);
@@ -247,8 +250,8 @@ static __always_inline __u32 copy_stack(__u8 *buf, __u64 sp)
 
 static __always_inline int send_raw(struct bpf_perf_event_data *ctx, struct sample_key *key)
 {
-	__u32 zero = 0;
-	struct raw_sample *rs = bpf_map_lookup_elem(&raw_scratch, &zero);
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct raw_sample *rs = bpf_map_lookup_elem(&raw_scratch, &cpu);
 	__u64 size;
 	long n;
 

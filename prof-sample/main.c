@@ -27,6 +27,7 @@
 #include "options.h"
 #include "perf_events.h"
 #include "privileges.h"
+#include "profile.h"
 #include "proc_maps.h"
 #include "processes.h"
 #include "raw_samples.h"
@@ -166,14 +167,14 @@ static void snapshot_processes(struct processes *procs, const struct options *o)
 		processes_snapshot(procs, proc_tgid(t->tids[i]));
 }
 
-static uint32_t ring_size(void)
+/* About 128 samples per CPU, 130 ms at 999 Hz, between reads every 10 ms:
+ * 4 MiB per CPU with the default 32 KiB of stack. */
+static uint32_t ring_size(uint32_t stack_size)
 {
-	/* 1 MiB per CPU holds about 100 ms of samples at 999 Hz, between
-	 * reads every 10 ms. */
-	int ncpus = libbpf_num_possible_cpus();
+	uint64_t want = (uint64_t)libbpf_num_possible_cpus() * 128 * (PROF_RAW_HEADER + stack_size);
 	uint32_t size = 4u << 20;
 
-	while (ncpus > 0 && size < (uint32_t)ncpus << 20 && size < (1u << 30))
+	while (size < want && size < (1u << 30))
 		size <<= 1;
 	return size;
 }
@@ -187,8 +188,10 @@ static void set_map_sizes(struct profile_bpf *skel, const struct options *o)
 	bpf_map__set_max_entries(skel->maps.stacks1, stacks);
 	bpf_map__set_max_entries(skel->maps.counts0, counts);
 	bpf_map__set_max_entries(skel->maps.counts1, counts);
-	if (o->dwarf)
-		bpf_map__set_max_entries(skel->maps.raw_samples, ring_size());
+	if (o->dwarf) {
+		bpf_map__set_max_entries(skel->maps.raw_samples, ring_size(o->stack_size));
+		bpf_map__set_max_entries(skel->maps.raw_scratch, libbpf_num_possible_cpus());
+	}
 }
 
 int main(int argc, char **argv)

@@ -30,17 +30,20 @@ static const char usage[] =
 	"      --kernel-only        sample only while in the kernel\n"
 	"      --user-only          sample only while in user space\n"
 	"      --idle               include the idle task (excluded by default)\n"
-	"      --unwind MODE        how user stacks are walked: fp (frame pointers,\n"
-	"                           the default) or dwarf (call-frame information,\n"
-	"                           for code built without frame pointers)\n"
+	"      --unwind MODE        how user stacks are walked: dwarf (the default:\n"
+	"                           call-frame information, right on code built\n"
+	"                           without frame pointers) or fp (frame pointers:\n"
+	"                           the cheapest, right only where code keeps them)\n"
 	"      --stack-size BYTES   user stack copied per sample with --unwind=dwarf\n"
-	"                           (default 8192, at most 16384)\n"
+	"                           (default 32768, at most 65536)\n"
 	"\n"
 	"Capture:\n"
 	"  -o, --output FILE        write to FILE instead of stdout\n"
 	"      --interval SECS      drain and flush every SECS (default 1)\n"
-	"      --stack-storage-size N  distinct stacks per interval (default 16384)\n"
-	"      --count-storage-size N  distinct samples per interval (default 16384)\n"
+	"      --stack-storage-size N  distinct stacks per interval, with --unwind=fp\n"
+	"                           or --kernel-only (default 16384)\n"
+	"      --count-storage-size N  distinct samples per interval, the same\n"
+	"                           (default 16384)\n"
 	"      --keep-stack-bytes   with --unwind=dwarf, also write each sample's\n"
 	"                           registers and stack bytes (RAWSTACK records)\n"
 	"  -q, --quiet              no progress line on a terminal\n"
@@ -114,8 +117,9 @@ void parse_options(int argc, char **argv, struct options *o)
 	int c;
 
 	*o = (struct options){ .freq = 99, .interval = 1.0, .user = true, .kernel = true,
-			       .stack_entries = 16384, .count_entries = 16384, .stack_size = 8192 };
-	bool stack_size_set = false;
+			       .dwarf = true, .stack_entries = 16384, .count_entries = 16384,
+			       .stack_size = PROF_DEFAULT_STACK_COPY };
+	bool stack_size_set = false, storage_set = false;
 	/* "+": stop at the first non-option, so COMMAND's own options are
 	 * left alone even without "--". */
 	while ((c = getopt_long(argc, argv, "+p:t:C:F:c:d:o:qvhV", longopts, NULL)) != -1) {
@@ -160,9 +164,11 @@ void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_STACKS:
 			o->stack_entries = (uint32_t)parse_count(optarg, "stack storage size", 16, 1u << 24);
+			storage_set = true;
 			break;
 		case OPT_COUNTS:
 			o->count_entries = (uint32_t)parse_count(optarg, "count storage size", 16, 1u << 24);
+			storage_set = true;
 			break;
 		case OPT_UNWIND:
 			if (strcmp(optarg, "dwarf") == 0)
@@ -197,8 +203,16 @@ void parse_options(int argc, char **argv, struct options *o)
 	}
 	if (!o->user && !o->kernel)
 		errx(EXIT_USAGE, "--kernel-only and --user-only exclude each other");
+	/* Without user stacks there is nothing to unwind: kernel stacks are
+	 * counted in the kernel, the cheapest way. */
+	if (!o->user)
+		o->dwarf = false;
 	if (!o->dwarf && (stack_size_set || o->keep_stack_bytes))
-		errx(EXIT_USAGE, "--stack-size and --keep-stack-bytes need --unwind=dwarf");
+		errx(EXIT_USAGE, "--stack-size and --keep-stack-bytes need --unwind=dwarf "
+				 "(and user stacks)");
+	if (o->dwarf && storage_set)
+		errx(EXIT_USAGE, "--stack-storage-size and --count-storage-size apply to "
+				 "--unwind=fp and --kernel-only");
 	if (optind < argc)
 		o->command = argv + optind;
 	if (o->command && (o->targets.npids || o->targets.ntids))

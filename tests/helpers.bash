@@ -47,3 +47,29 @@ proc_ticks() {
 expected_samples() {
 	echo $(( $1 * $2 / $(getconf CLK_TCK) ))
 }
+
+# normalize: a function's name as both perf and prof-symbolize spell it,
+# whichever of glibc's aliases each picks (__GI___regexec and
+# regexec@@GLIBC_2.3.4, __GI___libc_read and __read): symbol versions,
+# .part/.isra/.constprop/.cold clones, __GI_ and leading underscores, a
+# libc_ prefix and an _impl suffix go; [brackets] around an unresolved
+# file's name too (perf writes [bash], prof-symbolize bash).
+normalize() {
+	sed -E 's/@@?[A-Z_0-9.]+//g; s/\.(part|isra|constprop|cold)\.[0-9]+//g; s/\[([^];]+)\]/\1/g
+		s/(^|;)(__GI_)?_*/\1/g; s/(^|;)libc_/\1/g; s/_impl(;| )/\1/g'
+}
+
+# inclusive_shares FOLDED: "function percent" of samples whose stack holds
+# the function (once per stack), by decreasing share, the comm left out.
+inclusive_shares() {
+	normalize <"$1" | awk '{ n = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";"); t += n
+		delete seen; for (i = 2; i <= k; i++) if (!(f[i] in seen)) { seen[f[i]] = 1; c[f[i]] += n } }
+		END { for (x in c) printf "%s %.2f\n", x, 100 * c[x] / t }' | sort -k2,2nr
+}
+
+# perf_folded PERF_DATA: perf script's samples folded by prof-fold, each
+# counted once (its period column is nanoseconds).
+perf_folded() {
+	perf script -i "$1" -F comm,pid,tid,time,event,ip,sym,dso 2>/dev/null |
+		awk '/^[^\t ]/ && !/^#/ { $0 = $1 " " $2 " " $3 " 1 " $4 } { print }' | prof-fold
+}

@@ -127,7 +127,7 @@ within() {
 @test "losses are counted, never hidden: taken = written + lost with tiny maps" {
 	require_root
 	start_workload manystacks 6
-	run prof-sample -F 999 -d 2 --count-storage-size 16 --stack-storage-size 16 \
+	run prof-sample -F 999 -d 2 --unwind=fp --count-storage-size 16 --stack-storage-size 16 \
 		-p "$WORKLOAD_PID" -o "$TMP/cap.prof"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"samples: count map full (raise --count-storage-size)"* ]]

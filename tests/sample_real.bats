@@ -1,0 +1,142 @@
+#!/usr/bin/env bats
+# Debian's own binaries, built as distributions build them (optimized,
+# without frame pointers), profiled with prof-sample's default unwinding
+# (issue 12): stacks complete down to libc's start, no [unknown] frames, and
+# the same profile as perf record --call-graph dwarf sampling the same
+# processes at the same time, with the same stack copy.
+
+load helpers
+bats_require_minimum_version 1.5.0
+
+# 40 MB of base64 text for the compressors and sort, made once.
+setup_file() {
+	[ "$(id -u)" -eq 0 ] || return 0
+	head -c 30000000 /dev/urandom | base64 > "$BATS_FILE_TMPDIR/data.txt"
+}
+
+setup() {
+	require_root
+	command -v perf >/dev/null || skip "perf is not installed"
+	TMP=$(mktemp -d)
+	DATA=$BATS_FILE_TMPDIR/data.txt
+}
+
+teardown() {
+	[ -n "${A:-}" ] && kill "$A" "$B" 2>/dev/null
+	wait 2>/dev/null || true
+	rm -rf "${TMP:-/nonexistent}"
+}
+
+# side_by_side [-w SECS] CMD...: two copies of CMD (twice the samples in
+# the same time), left to run SECS seconds (default 0.5), then sampled for
+# 5 s at 999 Hz by prof-sample, whose only options are the rate and the
+# duration, and at the same time by perf record --call-graph dwarf with
+# prof-sample's default stack copy.  Folded into $TMP/ours and $TMP/perf.
+side_by_side() {
+	local wait=0.5 p
+	if [ "$1" = -w ]; then
+		wait=$2
+		shift 2
+	fi
+	"$@" >/dev/null 2>&1 &
+	A=$!
+	"$@" >/dev/null 2>&1 &
+	B=$!
+	sleep "$wait"
+	perf record -q --call-graph dwarf,32768 -F 999 -p "$A,$B" -o "$TMP/perf.data" \
+		-- sleep 5 2>/dev/null &
+	p=$!
+	prof-sample -q -F 999 -d 5 -p "$A,$B" -o "$TMP/cap.prof"
+	wait "$p"
+	kill "$A" "$B" 2>/dev/null || true
+	wait "$A" "$B" 2>/dev/null || true
+	A=
+	prof-symbolize "$TMP/cap.prof" | prof-fold > "$TMP/ours"
+	perf_folded "$TMP/perf.data" > "$TMP/perf"
+}
+
+# reach_start FOLDED: the percentage of samples whose stack reaches the
+# start of their thread.
+reach_start() {
+	awk '{ t += $NF } /(^|;)(__libc_start_call_main|start_thread|clone3)(;| )/ { m += $NF }
+		END { printf "%.1f\n", t ? 100 * m / t : 0 }' "$1"
+}
+
+# unknown_share FOLDED: the percentage of samples with an [unknown] frame.
+unknown_share() {
+	awk '{ t += $NF } /\[unknown\]/ { u += $NF } END { printf "%.2f\n", t ? 100 * u / t : 100 }' "$1"
+}
+
+# complete_and_agreeing: ours reach the start in 95% of the samples with at
+# most 2% [unknown]; perf's ten functions of largest inclusive share have
+# ours within 3 points.
+complete_and_agreeing() {
+	local ours perf reach unknown n=0 f share other
+	echo "samples: ours $(folded_total "$TMP/ours"), perf $(folded_total "$TMP/perf")"
+	[ "$(folded_total "$TMP/ours")" -ge 3000 ]
+	[ "$(folded_total "$TMP/perf")" -ge 3000 ]
+	reach=$(reach_start "$TMP/ours")
+	unknown=$(unknown_share "$TMP/ours")
+	echo "ours: ${reach}% reach the start, ${unknown}% [unknown] (perf: $(reach_start "$TMP/perf")%, $(unknown_share "$TMP/perf")%)"
+	awk -v r="$reach" -v u="$unknown" 'BEGIN { exit !(r >= 95 && u <= 2) }'
+	ours=$(inclusive_shares "$TMP/ours")
+	perf=$(inclusive_shares "$TMP/perf")
+	while read -r f share; do
+		other=$(awk -v f="$f" '$1 == f { print $2 }' <<<"$ours")
+		printf '%-40s perf %6.2f%%  ours %6.2f%%\n' "$f" "$share" "${other:-0}"
+		awk -v a="$share" -v b="${other:-0}" 'BEGIN { d = a - b; exit !(d <= 3 && d >= -3) }'
+		n=$((n + 1))
+	done < <(head -10 <<<"$perf")
+	[ "$n" -eq 10 ]
+}
+
+@test "python3.11 (JSON and regular expressions): complete stacks, as perf's" {
+	[ -x /usr/bin/python3.11 ] || skip "Debian's python3.11 is not installed"
+	cat > "$TMP/work.py" <<-'EOF'
+		import json, re, sys, time
+		end = time.time() + float(sys.argv[1])
+		mail = re.compile(r'(\w+)@(\w+)\.com')
+		doc = {"users": [{"name": "u%d" % i, "mail": "u%d@ex%d.com" % (i, i % 7),
+		                  "tags": list(range(i % 5))} for i in range(200)]}
+		n = 0
+		while time.time() < end:
+		    s = json.dumps(doc)
+		    n += len(mail.findall(s)) + len(json.loads(s)["users"])
+		print(n)
+	EOF
+	side_by_side /usr/bin/python3.11 "$TMP/work.py" 8
+	complete_and_agreeing
+}
+
+@test "perl (hashes, split, substitutions): complete stacks, as perf's" {
+	side_by_side /usr/bin/perl -e 'my $end = time + 8; my $n = 0;
+		my $s = join ",", map { "k$_=v" . ($_ * 7) } 1..300;
+		while (time < $end) { my %h = map { split /=/ } split /,/, $s;
+			$n += grep { /7$/ } values %h; $s =~ s/(\d+)/$1/g; }
+		print "$n\n";'
+	complete_and_agreeing
+}
+
+@test "xz -6 (liblzma): complete stacks, as perf's" {
+	[ -x /usr/bin/xz ] || skip "xz-utils is not installed"
+	head -c 12000000 "$DATA" > "$TMP/in.txt"
+	side_by_side /usr/bin/xz -6 -T1 -c "$TMP/in.txt"
+	complete_and_agreeing
+}
+
+@test "gzip -9: complete stacks, as perf's" {
+	side_by_side /usr/bin/gzip -9 -c "$DATA" "$DATA" "$DATA" "$DATA"
+	complete_and_agreeing
+}
+
+@test "bash (arithmetic, strings, glibc's regex matcher): complete stacks, as perf's" {
+	side_by_side /bin/bash -c 'i=0; s=x; while [ $SECONDS -lt 8 ]; do i=$((i + 1));
+		s="${s:0:50}$i"; [[ $s =~ ([0-9]+)$ ]] && n=${BASH_REMATCH[1]}; done'
+	complete_and_agreeing
+}
+
+@test "coreutils sort -V (version order): complete stacks, as perf's" {
+	# Sampled once the input is read, while it sorts.
+	side_by_side -w 1.5 /usr/bin/sort -S 1G --parallel=1 -V "$DATA" "$DATA" "$DATA" "$DATA"
+	complete_and_agreeing
+}
