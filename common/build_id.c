@@ -3,6 +3,8 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -91,4 +93,23 @@ void build_id_hex(const uint8_t *id, size_t len, char *out)
 		out[2 * i + 1] = hex[id[i] & 15];
 	}
 	out[2 * len] = '\0';
+}
+
+const char *build_id_cache_dir(char *buf, size_t size)
+{
+	const char *env = getenv("PROF_BUILD_ID_DIR"), *xdg = getenv("XDG_CACHE_HOME"),
+		   *home = getenv("HOME");
+	int n;
+
+	if (env && *env)
+		n = snprintf(buf, size, "%s", env);
+	else if (geteuid() == 0)
+		n = snprintf(buf, size, "%s", BUILD_ID_CACHE_SYSTEM);
+	else if (xdg && xdg[0] == '/')
+		n = snprintf(buf, size, "%s/prof", xdg);
+	else if (home && home[0] == '/')
+		n = snprintf(buf, size, "%s/.cache/prof", home);
+	else
+		return NULL;
+	return n > 0 && (size_t)n < size ? buf : NULL;
 }

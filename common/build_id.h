@@ -23,4 +23,19 @@ size_t fd_build_id(int fd, uint8_t *id);
 /* Writes id as lowercase hex into out (2 * len + 1 bytes). */
 void build_id_hex(const uint8_t *id, size_t len, char *out);
 
+/*
+ * The build-id cache (docs/FORMATS.md, section 5): what prof-sample keeps
+ * of each sampled file for symbolizing it after it is gone, laid out as a
+ * debug directory: DIR/.build-id/xx/yyyy.debug.
+ *
+ * Its default place: $PROF_BUILD_ID_DIR if set, else /var/cache/prof for
+ * root, else $XDG_CACHE_HOME/prof or ~/.cache/prof.  Written into buf;
+ * NULL if none can be named (no HOME).
+ */
+const char *build_id_cache_dir(char *buf, size_t size);
+
+/* The system-wide cache, root's, which other users' prof-symbolize also
+ * searches (they may read it only if its owner allows). */
+#define BUILD_ID_CACHE_SYSTEM "/var/cache/prof"
+
 #endif

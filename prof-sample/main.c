@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "build_id.h"
+#include "build_id_cache.h"
 #include "capture.h"
 #include "command.h"
 #include "diag.h"
@@ -142,6 +144,36 @@ static void report(const struct drain_stats *st, bool verbose)
 		      st->lost[CAP_LOSS_TRUNC_ERROR]);
 }
 
+/* Storing in the build-id cache goes this long at a time between reads of
+ * the rings: a host's libraries at the start of a capture take a second. */
+#define CACHE_SLICE_NS (5 * 1000000ull)
+
+static bool start_cache(struct build_id_cache *c, const struct options *o)
+{
+	char buf[4096];
+	const char *dir = o->build_id_dir ? o->build_id_dir : build_id_cache_dir(buf, sizeof(buf));
+
+	if (!dir) {
+		warnx("no build-id cache (no HOME): files that go away stay unresolved");
+		return false;
+	}
+	return build_id_cache_start(c, dir, o->build_id_cache_size);
+}
+
+static void report_cache(const struct build_id_cache_stats *st, bool verbose)
+{
+	if (verbose)
+		warnx("build-id cache: %" PRIu64 " file(s) stored (%" PRIu64 " KiB in %.0f ms), "
+		      "%" PRIu64 " there already",
+		      st->stored, st->bytes >> 10, (double)st->ns / 1e6, st->present);
+	if (st->full)
+		warnx("build-id cache full: %" PRIu64 " file(s) not stored "
+		      "(raise --build-id-cache-size)",
+		      st->full);
+	if (st->failed && verbose)
+		warnx("build-id cache: %" PRIu64 " file(s) could not be read", st->failed);
+}
+
 /* Samples lost whole, as opposed to stacks lost or cut short. */
 static uint64_t samples_lost(const struct drain_stats *st)
 {
@@ -203,6 +235,7 @@ int main(int argc, char **argv)
 	struct kallsyms ksyms = { 0 };
 	struct processes procs;
 	struct opener opener = { .h.sock = -1 };
+	struct build_id_cache cache = { .keeper.sock = -1 };
 	struct mapped_files files;
 	struct sideband sb = { .map_fd = -1 };
 	struct cap_writer w;
@@ -271,9 +304,12 @@ int main(int argc, char **argv)
 	if (!have_opener)
 		warnx("files only their owners may read will stay unresolved");
 
+	bool have_cache = opt.build_id_cache && start_cache(&cache, &opt);
+
 	capw_init(&w, out);
 	mapped_files_init(&files, have_opener ? &opener : NULL);
 	processes_init(&procs, &w, &files);
+	procs.cache = have_cache ? &cache : NULL;
 	uint64_t start = monotonic_ns();
 	drainer_init(&d, skel, &w, have_ksyms ? &ksyms : NULL, &procs, start);
 	d.verbose = opt.verbose;
@@ -330,6 +366,7 @@ int main(int argc, char **argv)
 				status = EXIT_PARTIAL;
 				break;
 			}
+			build_id_cache_work(procs.cache, &files, CACHE_SLICE_NS);
 			continue;
 		}
 		next += interval;
@@ -346,6 +383,7 @@ int main(int argc, char **argv)
 	if (status == EXIT_OK) {
 		d.last = true;
 		drain(&d);
+		build_id_cache_work(procs.cache, &files, 0);
 		capw_end(&w, &(struct cap_end){
 				     .duration_ns = monotonic_ns() - start,
 				     .samples = d.stats.samples,
@@ -360,6 +398,8 @@ int main(int argc, char **argv)
 	if (show_progress)
 		progress(&d, true);
 	report(&d.stats, opt.verbose);
+	if (have_cache)
+		report_cache(&cache.stats, opt.verbose);
 
 cleanup_capture:
 	raw_samples_close(d.raw);
@@ -368,6 +408,7 @@ cleanup_capture:
 	processes_free(&procs);
 	mapped_files_free(&files);
 	opener_stop(&opener);
+	build_id_cache_stop(&cache);
 	capw_free(&w);
 	kallsyms_free(&ksyms);
 cleanup:

@@ -46,6 +46,12 @@ static const char usage[] =
 	"                           (default 16384)\n"
 	"      --keep-stack-bytes   with --unwind=dwarf, also write each sample's\n"
 	"                           registers and stack bytes (RAWSTACK records)\n"
+	"  -N, --no-build-id-cache  do not keep the sampled files' symbols and debug\n"
+	"                           information in the build-id cache\n"
+	"      --build-id-dir DIR   the build-id cache (default /var/cache/prof for\n"
+	"                           root, else ~/.cache/prof; $PROF_BUILD_ID_DIR)\n"
+	"      --build-id-cache-size SIZE  its limit, least recently used entries\n"
+	"                           deleted past it (default 2G; K, M, G suffixes)\n"
 	"  -q, --quiet              no progress line on a terminal\n"
 	"  -v, --verbose            libbpf messages and a summary\n"
 	"  -h, --help               show this help and exit\n"
@@ -63,6 +69,22 @@ static double parse_seconds(const char *arg, const char *what)
 	if (end == arg || *end || !isfinite(v) || v <= 0 || v > 1e7)
 		errx(EXIT_USAGE, "invalid %s: '%s'", what, arg);
 	return v;
+}
+
+static uint64_t parse_size(const char *arg, const char *what)
+{
+	char *end;
+	unsigned long long v = strtoull(arg, &end, 10);
+	int shift = 0;
+
+	switch (*end) {
+	case 'K': case 'k': shift = 10; end++; break;
+	case 'M': case 'm': shift = 20; end++; break;
+	case 'G': case 'g': shift = 30; end++; break;
+	}
+	if (end == arg || *end || arg[0] == '-' || v == 0 || v > (1ull << 50) >> shift)
+		errx(EXIT_USAGE, "invalid %s: '%s' (bytes, with a K, M or G suffix)", what, arg);
+	return (uint64_t)v << shift;
 }
 
 static uint64_t parse_count(const char *arg, const char *what, uint64_t min, uint64_t max)
@@ -89,6 +111,8 @@ void parse_options(int argc, char **argv, struct options *o)
 		OPT_UNWIND,
 		OPT_STACK_SIZE,
 		OPT_KEEP_STACK,
+		OPT_BUILD_ID_DIR,
+		OPT_BUILD_ID_SIZE,
 	};
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
@@ -108,6 +132,9 @@ void parse_options(int argc, char **argv, struct options *o)
 		{ "unwind", required_argument, NULL, OPT_UNWIND },
 		{ "stack-size", required_argument, NULL, OPT_STACK_SIZE },
 		{ "keep-stack-bytes", no_argument, NULL, OPT_KEEP_STACK },
+		{ "no-build-id-cache", no_argument, NULL, 'N' },
+		{ "build-id-dir", required_argument, NULL, OPT_BUILD_ID_DIR },
+		{ "build-id-cache-size", required_argument, NULL, OPT_BUILD_ID_SIZE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -118,11 +145,12 @@ void parse_options(int argc, char **argv, struct options *o)
 
 	*o = (struct options){ .freq = 99, .interval = 1.0, .user = true, .kernel = true,
 			       .dwarf = true, .stack_entries = 16384, .count_entries = 16384,
-			       .stack_size = PROF_DEFAULT_STACK_COPY };
+			       .stack_size = PROF_DEFAULT_STACK_COPY, .build_id_cache = true,
+			       .build_id_cache_size = 2ull << 30 };
 	bool stack_size_set = false, storage_set = false;
 	/* "+": stop at the first non-option, so COMMAND's own options are
 	 * left alone even without "--". */
-	while ((c = getopt_long(argc, argv, "+p:t:C:F:c:d:o:qvhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:t:C:F:c:d:o:NqvhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			targets_add_pids(&o->targets, optarg);
@@ -185,6 +213,15 @@ void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_KEEP_STACK:
 			o->keep_stack_bytes = true;
+			break;
+		case 'N':
+			o->build_id_cache = false;
+			break;
+		case OPT_BUILD_ID_DIR:
+			o->build_id_dir = optarg;
+			break;
+		case OPT_BUILD_ID_SIZE:
+			o->build_id_cache_size = parse_size(optarg, "build-id cache size");
 			break;
 		case 'q':
 			o->quiet = true;

@@ -20,6 +20,9 @@ struct options {
 	bool dwarf;	       /* --unwind=dwarf */
 	uint32_t stack_size;   /* user stack bytes copied per sample in dwarf mode */
 	bool keep_stack_bytes; /* write them to the capture too */
+	bool build_id_cache;	  /* false with --no-build-id-cache */
+	const char *build_id_dir; /* --build-id-dir, or NULL: the default */
+	uint64_t build_id_cache_size;
 	struct targets targets;
 	char **command; /* after "--", or NULL */
 };

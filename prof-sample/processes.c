@@ -115,10 +115,13 @@ static void add(struct process *p, const struct mapping *m)
 	p->n++;
 }
 
+/* A file whose mapping is in the capture is kept in the build-id cache. */
 static void flush(struct processes *ps, uint32_t pid, struct process *p)
 {
-	for (; p->written < p->n; p->written++)
+	for (; p->written < p->n; p->written++) {
 		write_map(ps, pid, &p->maps[p->written]);
+		build_id_cache_offer(ps->cache, pid, &p->maps[p->written]);
+	}
 }
 
 void processes_mmap(struct processes *ps, uint32_t pid, const struct mapping *m)

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "build_id.h"
+#include "build_id_cache.h"
 #include "capture.h"
 #include "htab.h"
 #include "mapped_files.h"
@@ -28,7 +29,8 @@ struct processes {
 	struct cap_writer *w;
 	uint64_t generations; /* mapping-set versions handed out so far */
 	struct mapped_files *files;
-	struct htab *byid; /* pid -> struct process */
+	struct build_id_cache *cache; /* NULL: none */
+	struct htab *byid;	      /* pid -> struct process */
 };
 
 void processes_init(struct processes *ps, struct cap_writer *w, struct mapped_files *files);

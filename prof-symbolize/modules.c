@@ -176,14 +176,17 @@ static void load_symbols(struct modules *m, struct module *mod, struct elf_file 
 		elf_symtab_add_segments(t, bin->elf);
 	if (dbg.elf)
 		elf_symtab_add_segments(t, dbg.elf); /* only if the binary had none */
+	/* Without the file, its image in the build-id cache has its dynamic
+	 * symbols and MiniDebugInfo. */
+	Elf *plain = bin->elf ? bin->elf : dbg.elf;
 	if (dbg.elf && elf_has_section(dbg.elf, SHT_SYMTAB)) {
 		elf_symtab_add_symbols(t, dbg.elf, SHT_SYMTAB);
 	} else if (bin_symtab) {
 		elf_symtab_add_symbols(t, bin->elf, SHT_SYMTAB);
-	} else if (bin->elf) {
+	} else if (plain) {
 		void *image;
-		Elf *mini = minidebuginfo_open(bin->elf, &image);
-		elf_symtab_add_symbols(t, bin->elf, SHT_DYNSYM);
+		Elf *mini = minidebuginfo_open(plain, &image);
+		elf_symtab_add_symbols(t, plain, SHT_DYNSYM);
 		if (mini) {
 			elf_symtab_add_symbols(t, mini, SHT_SYMTAB);
 			elf_end(mini);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "build_id.h"
 #include "demangle.h"
 #include "perf_map.h"
 #include "diag.h"
@@ -107,10 +108,15 @@ bool symbolizer_init(struct symbolizer *s, FILE *out, const struct symbolize_opt
 		}
 		s->kallsyms_state = 1;
 	}
-	/* The debug directories: --debug-dir ones first, then the system's
-	 * (the sysroot's, offline). */
-	s->debug_dirs = xcalloc(n + 1, sizeof(*s->debug_dirs));
+	/* The debug directories: --debug-dir ones first, then the build-id
+	 * caches prof-sample writes (checked by build-id like any other),
+	 * then the system's (the sysroot's, offline). */
+	s->debug_dirs = xcalloc(n + 3, sizeof(*s->debug_dirs));
 	memcpy(s->debug_dirs, opt->debug_dirs, n * sizeof(*s->debug_dirs));
+	if (build_id_cache_dir(s->cache_dir, sizeof(s->cache_dir)))
+		s->debug_dirs[n++] = s->cache_dir;
+	if (!getenv("PROF_BUILD_ID_DIR") && strcmp(s->cache_dir, BUILD_ID_CACHE_SYSTEM) != 0)
+		s->debug_dirs[n++] = BUILD_ID_CACHE_SYSTEM;
 	if (opt->sysroot) {
 		s->sysroot_debug = xmalloc(strlen(opt->sysroot) + sizeof("/usr/lib/debug"));
 		strcat(strcpy(s->sysroot_debug, opt->sysroot), "/usr/lib/debug");

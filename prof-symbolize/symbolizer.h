@@ -29,6 +29,7 @@ struct symbolizer {
 	struct symbolize_opts opt;
 	const char **debug_dirs; /* opt's, then the default one */
 	char *sysroot_debug;
+	char cache_dir[4096]; /* the build-id cache's default place */
 	char *scratch; /* reused while formatting a stack */
 	size_t scratch_cap;
 	struct kernel_syms ksyms;

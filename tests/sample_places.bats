@@ -1,0 +1,222 @@
+#!/usr/bin/env bats
+# Where programs really live (issue 12): directories only their owner may
+# enter, other mount namespaces, chroots, files replaced or gone by the
+# time the capture is symbolized; and the parts that make that work, the
+# file opener (privileged, confined) and the build-id cache (bounded).
+
+load helpers
+bats_require_minimum_version 1.5.0
+
+setup() {
+	require_root
+	TMP=$(mktemp -d)
+	# Each test its own cache, unless it tests the default one.
+	export PROF_BUILD_ID_DIR=$TMP/cache
+}
+
+teardown() {
+	stop_workload
+	[ -n "${NS_MNT:-}" ] && umount "$NS_MNT" 2>/dev/null
+	rm -rf "$TMP"
+}
+
+# reach_main FOLDED: the percentage of samples whose stack goes through main.
+reach_main() {
+	awk '{ t += $NF } /(^|;)main;/ { m += $NF } END { printf "%.1f\n", t ? 100 * m / t : 0 }' "$1"
+}
+
+at_least() {
+	echo "$1: $2% (at least $3%)"
+	awk -v v="$2" -v min="$3" 'BEGIN { exit !(v >= min) }'
+}
+
+# unique_program DIR NAME: a program of its own (so of its own build-id),
+# built without frame pointers, that spins in work() called from main().
+unique_program() {
+	cat > "$TMP/$2.c" <<-EOF
+		#include <time.h>
+		static const char tag[] __attribute__((used)) = "$2 $RANDOM $RANDOM $(date +%s%N)";
+		__attribute__((noinline)) double work(double x) { for (int i = 0; i < 1000; i++) x = x * 1.0000001 + 1e-9; return x; }
+		int main(int argc, char **argv) {
+			time_t end = time(0) + (argc > 1 ? argv[1][0] - '0' : 2); double x = 1;
+			while (time(0) < end) x = work(x);
+			return x < 0;
+		}
+	EOF
+	gcc -O2 -fomit-frame-pointer -o "$1/$2" "$TMP/$2.c"
+}
+
+@test "code without frame pointers in root's 0700 directory and in another user's 0700 home: 95% reach main" {
+	dir=$(mktemp -d)
+	cp "$PROF_WORKLOADS/nofp" "$dir/app"
+	[ "$(stat -c %a "$dir")" = 700 ]
+	prof-sample -F 999 --user-only -o "$TMP/root.prof" -- "$dir/app" 2
+	prof-symbolize "$TMP/root.prof" | prof-fold > "$TMP/root.folded"
+	at_least "root's 0700 directory" "$(reach_main "$TMP/root.folded")" 95
+	# A user prof-sample is not, in a home nobody else may enter.
+	home=$TMP/home
+	mkdir -m 0700 "$home"
+	cp "$PROF_WORKLOADS/nofp" "$home/app"
+	chown -R 4242:4242 "$home"
+	prof-sample -F 999 --user-only -o "$TMP/user.prof" -- \
+		setpriv --reuid=4242 --regid=4242 --clear-groups "$home/app" 2
+	prof-symbolize "$TMP/user.prof" | prof-fold > "$TMP/user.folded"
+	at_least "user 4242's 0700 home" "$(reach_main "$TMP/user.folded")" 95
+	grep -q ';main;recurse;recurse' "$TMP/user.folded"
+	rm -rf "$dir"
+}
+
+@test "a program in a private mount namespace is symbolized after it and its namespace are gone" {
+	NS_MNT=$TMP/mnt
+	mkdir "$NS_MNT"
+	unique_program "$TMP" svc
+	prof-sample -F 499 --user-only -o "$TMP/cap.prof" -- unshare --mount --propagation private \
+		sh -c "mount -t tmpfs none '$NS_MNT' && cp '$TMP/svc' '$NS_MNT/svc' && '$NS_MNT/svc' 2"
+	# The namespace died with its last process, and its tmpfs with it.
+	[ ! -e "$NS_MNT/svc" ]
+	prof-symbolize "$TMP/cap.prof" > "$TMP/frames.txt"
+	prof-fold "$TMP/frames.txt" > "$TMP/folded"
+	at_least "reach main" "$(reach_main "$TMP/folded")" 95
+	grep -qE '^svc;.*;main;work [0-9]+$' "$TMP/folded"
+	grep -q "($NS_MNT/svc)" "$TMP/frames.txt"
+	# Without the cache it could not have been.
+	PROF_BUILD_ID_DIR=$TMP/empty prof-symbolize "$TMP/cap.prof" 2>"$TMP/err" | prof-fold > "$TMP/nocache"
+	grep -q "$NS_MNT/svc: No such file or directory; its frames stay unresolved" "$TMP/err"
+	! grep -q ';work ' "$TMP/nocache"
+}
+
+@test "a chroot's program that differs from the host's at the same path: the host's file is refused, the cache resolves it" {
+	root=$TMP/root
+	mkdir -p "$root/usr/bin" "$root/lib64" "$root/lib/x86_64-linux-gnu"
+	unique_program "$TMP" work
+	# The chroot's /usr/bin/true is not the host's.
+	cp "$TMP/work" "$root/usr/bin/true"
+	cp /lib64/ld-linux-x86-64.so.2 "$root/lib64/"
+	cp /lib/x86_64-linux-gnu/libc.so.6 "$root/lib/x86_64-linux-gnu/"
+	prof-sample -F 499 --user-only -o "$TMP/cap.prof" -- chroot "$root" /usr/bin/true 2
+	rm -rf "$root"
+	prof-symbolize "$TMP/cap.prof" 2>"$TMP/err" | prof-fold > "$TMP/folded"
+	grep -qE '^true;.*;main;work [0-9]+$' "$TMP/folded"
+	at_least "reach main" "$(reach_main "$TMP/folded")" 95
+	# Without the cache, the host's /usr/bin/true is found and refused.
+	PROF_BUILD_ID_DIR=$TMP/empty run prof-symbolize "$TMP/cap.prof"
+	[[ "$output" == *"/usr/bin/true: build-id differs from the capture's (file replaced?); its frames stay unresolved"* ]]
+	[[ "$output" != *";main;"* && "$output" != *" work+"* ]]
+}
+
+@test "a program replaced after the capture: the new file is refused, the cache keeps the old one's symbols" {
+	mkdir "$TMP/bin"
+	unique_program "$TMP/bin" app
+	prof-sample -F 499 --user-only -o "$TMP/cap.prof" -- "$TMP/bin/app" 2
+	# An upgrade: another program at the same path, its functions named
+	# otherwise.
+	sed 's/work/other/g' "$TMP/app.c" > "$TMP/new.c"
+	gcc -O2 -o "$TMP/bin/app" "$TMP/new.c"
+	prof-symbolize "$TMP/cap.prof" 2>"$TMP/err" | prof-fold > "$TMP/folded"
+	grep -qE '^app;.*;main;work [0-9]+$' "$TMP/folded"
+	! grep -q other "$TMP/folded"
+	PROF_BUILD_ID_DIR=$TMP/empty run prof-symbolize "$TMP/cap.prof"
+	[[ "$output" == *"$TMP/bin/app: build-id differs from the capture's (file replaced?); its frames stay unresolved"* ]]
+	[[ "$output" != *" work+"* && "$output" != *" other+"* ]]
+}
+
+@test "the build-id cache: found without options where prof-sample put it, on another host with --debug-dir" {
+	unset PROF_BUILD_ID_DIR
+	mkdir "$TMP/bin"
+	unique_program "$TMP/bin" gone
+	prof-sample -F 499 --user-only -o "$TMP/cap.prof" -- "$TMP/bin/gone" 2
+	id=$(readelf -n "$TMP/bin/gone" | sed -nE 's/.*Build ID: ([0-9a-f]+)/\1/p')
+	entry=/var/cache/prof/.build-id/${id:0:2}/${id:2}.debug
+	[ -f "$entry" ]
+	[ "$(stat -c %a /var/cache/prof)" = 700 ]
+	# A debug file: symbol tables and notes, no code.
+	readelf -S "$entry" | grep -qE '\.text +NOBITS'
+	readelf -S "$entry" | grep -qE '\.symtab +SYMTAB'
+	[ "$(stat -c %s "$entry")" -lt "$(stat -c %s "$TMP/bin/gone")" ]
+	rm -rf "$TMP/bin"
+	prof-symbolize "$TMP/cap.prof" | prof-fold > "$TMP/folded"
+	grep -qE '^gone;.*;main;work [0-9]+$' "$TMP/folded"
+	# Another host: a copy of the cache, named by one option.
+	mkdir "$TMP/copy"
+	cp -a /var/cache/prof/.build-id "$TMP/copy/"
+	rm -f "$entry"
+	PROF_BUILD_ID_DIR=$TMP/empty prof-symbolize --debug-dir "$TMP/copy" "$TMP/cap.prof" |
+		prof-fold > "$TMP/other"
+	grep -qE '^gone;.*;main;work [0-9]+$' "$TMP/other"
+}
+
+@test "the build-id cache is bounded: the least recently used go first, the capture's own never, the rest counted" {
+	# Ten old entries of 100 KiB, the oldest first.
+	for i in 0 1 2 3 4 5 6 7 8 9; do
+		mkdir -p "$TMP/cache/.build-id/0$i"
+		head -c 102400 /dev/zero > "$TMP/cache/.build-id/0$i/aaaaaaaa.debug"
+		touch -d "@$((1000000000 + i))" "$TMP/cache/.build-id/0$i/aaaaaaaa.debug"
+	done
+	mkdir "$TMP/bin"
+	unique_program "$TMP/bin" small
+	# 300 KiB: most of the old must go for the program and ld.so; libc's
+	# image (370 KiB with its debug file's symbols, its DWARF left out
+	# past an eighth of the limit) cannot be stored at all.
+	run prof-sample -v -F 199 --user-only --build-id-cache-size 300K -o "$TMP/cap.prof" -- "$TMP/bin/small" 1
+	[ "$status" -eq 0 ]
+	echo "$output" | grep 'build-id cache'
+	[[ "$output" == *"build-id cache full: 1 file(s) not stored (raise --build-id-cache-size)"* ]]
+	id=$(readelf -n "$TMP/bin/small" | sed -nE 's/.*Build ID: ([0-9a-f]+)/\1/p')
+	[ -f "$TMP/cache/.build-id/${id:0:2}/${id:2}.debug" ]
+	total=$(find "$TMP/cache/.build-id" -type f -name '*.debug' -printf '%s\n' | awk '{ s += $1 } END { print s }')
+	echo "cache: $total bytes"
+	[ "$total" -le $((300 * 1024)) ]
+	# What went is the oldest: the survivors are the youngest.
+	survivors=$(find "$TMP/cache/.build-id" -name aaaaaaaa.debug | wc -l)
+	[ "$survivors" -lt 10 ]
+	for i in 0 1 2 3 4 5 6 7 8 9; do
+		if [ -e "$TMP/cache/.build-id/0$i/aaaaaaaa.debug" ]; then
+			[ "$i" -ge $((10 - survivors)) ]
+		fi
+	done
+}
+
+@test "the build-id cache directory must be the user's alone; -N goes without" {
+	mkdir -m 0777 "$TMP/open"
+	run prof-sample -d 0.5 --build-id-dir "$TMP/open" -o "$TMP/cap.prof"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"build-id cache $TMP/open: must belong to the user running prof-sample and not be writable by others"* ]]
+	[ -z "$(ls -A "$TMP/open")" ]
+	run prof-sample -N -d 0.5 -o "$TMP/cap.prof"
+	[ "$status" -eq 0 ]
+	[ ! -e "$TMP/cache" ]
+}
+
+@test "privilege separation: the opener is nobody with three capabilities, the keeper chrooted without any" {
+	prof-sample -d 3 -o "$TMP/cap.prof" &
+	sampler=$!
+	sleep 1.5
+	helpers=$(pgrep -P "$sampler")
+	main=$(cat "/proc/$sampler/status")
+	for h in $helpers; do
+		cat "/proc/$h/status" > "$TMP/status.$h"
+		readlink "/proc/$h/root" > "$TMP/root.$h"
+	done
+	wait "$sampler"
+	[ "$(wc -w <<<"$helpers")" -eq 2 ]
+	grep -qE '^Uid:	65534	65534	65534	65534$' <<<"$main"
+	opener=0 keeper=0
+	for h in $helpers; do
+		grep -qE '^NoNewPrivs:	1$' "$TMP/status.$h"
+		if grep -qE '^Uid:	65534	65534	65534	65534$' "$TMP/status.$h"; then
+			# CAP_DAC_READ_SEARCH (2), CAP_SYS_PTRACE (19),
+			# CAP_CHECKPOINT_RESTORE (40): nothing else, ever.
+			grep -qE '^CapEff:	0000010000080004$' "$TMP/status.$h"
+			grep -qE '^CapBnd:	0000010000080004$' "$TMP/status.$h"
+			[ "$(cat "$TMP/root.$h")" = / ]
+			opener=1
+		else
+			grep -qE '^Uid:	0	0	0	0$' "$TMP/status.$h"
+			grep -qE '^CapEff:	0000000000000000$' "$TMP/status.$h"
+			grep -qE '^CapBnd:	0000000000000000$' "$TMP/status.$h"
+			[ "$(cat "$TMP/root.$h")" = "$TMP/cache" ]
+			keeper=1
+		fi
+	done
+	[ "$opener" -eq 1 ] && [ "$keeper" -eq 1 ]
+}
