@@ -245,7 +245,7 @@ int main(int argc, char **argv)
 	int status = EXIT_OK, err;
 
 	parse_options(argc, argv, &opt);
-	verbose_libbpf = opt.verbose;
+	verbose_libbpf = opt.verbose > 1;
 	libbpf_set_print(libbpf_print);
 	out = output_open(opt.output, true);
 	targets_check(&opt.targets);
@@ -312,7 +312,7 @@ int main(int argc, char **argv)
 	procs.cache = have_cache ? &cache : NULL;
 	uint64_t start = monotonic_ns();
 	drainer_init(&d, skel, &w, have_ksyms ? &ksyms : NULL, &procs, start);
-	d.verbose = opt.verbose;
+	d.verbose = opt.verbose > 0;
 	if (sideband_open(&sb, &procs, &d.interval) == 0) {
 		d.sideband_lost = &sb.lost;
 		d.catch_up = sideband_catch_up;
@@ -397,9 +397,9 @@ int main(int argc, char **argv)
 	}
 	if (show_progress)
 		progress(&d, true);
-	report(&d.stats, opt.verbose);
+	report(&d.stats, opt.verbose > 0);
 	if (have_cache)
-		report_cache(&cache.stats, opt.verbose);
+		report_cache(&cache.stats, opt.verbose > 0);
 
 cleanup_capture:
 	raw_samples_close(d.raw);

@@ -53,7 +53,7 @@ static const char usage[] =
 	"      --build-id-cache-size SIZE  its limit, least recently used entries\n"
 	"                           deleted past it (default 2G; K, M, G suffixes)\n"
 	"  -q, --quiet              no progress line on a terminal\n"
-	"  -v, --verbose            libbpf messages and a summary\n"
+	"  -v, --verbose            a summary at the end; twice, libbpf's messages\n"
 	"  -h, --help               show this help and exit\n"
 	"  -V, --version            show the version and exit\n"
 	"\n"
@@ -227,7 +227,7 @@ void parse_options(int argc, char **argv, struct options *o)
 			o->quiet = true;
 			break;
 		case 'v':
-			o->verbose = true;
+			o->verbose++;
 			break;
 		case 'h':
 			usage_exit(usage, EXIT_OK);

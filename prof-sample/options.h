@@ -14,7 +14,8 @@ struct options {
 	uint64_t period;
 	double duration, interval;
 	const char *output;
-	bool idle, verbose, quiet;
+	bool idle, quiet;
+	int verbose; /* -v: a summary; -vv: libbpf's messages too */
 	bool user, kernel; /* sample user mode, kernel mode */
 	uint32_t stack_entries, count_entries;
 	bool dwarf;	       /* --unwind=dwarf */
