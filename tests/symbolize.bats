@@ -75,7 +75,7 @@ capture_chain() {
 	[[ "$output" == *"no end record at byte $((size - 44)): the capture was cut short" ]]
 }
 
-@test "a binary replaced since the capture does not resolve its old frames" {
+@test "a binary replaced since the capture is refused: its old frames resolve only from the build-id cache" {
 	require_root
 	cp "$PROF_WORKLOADS/chain" "$TMP/chain"
 	"$TMP/chain" 3 &
@@ -84,12 +84,17 @@ capture_chain() {
 	wait "$pid"
 	# Another program (another build-id) now sits at the same path.
 	cp /bin/true "$TMP/chain"
-	run prof-symbolize -o "$TMP/frames.txt" "$TMP/cap.prof"
+	PROF_BUILD_ID_DIR=$TMP/empty run prof-symbolize -o "$TMP/frames.txt" "$TMP/cap.prof"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"$TMP/chain: build-id differs from the capture's (file replaced?); its frames stay unresolved"* ]]
 	! grep -q ' burn_cpu+' "$TMP/frames.txt"
 	# They keep their module and file offset instead.
 	grep -qE "^	 +[0-9a-f]+ chain\+0x[0-9a-f]+ \($TMP/chain\)$" "$TMP/frames.txt"
+	# The cache kept the program that ran.
+	run prof-symbolize -o "$TMP/cached.txt" "$TMP/cap.prof"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	grep -qE "^	 +[0-9a-f]+ burn_cpu\+0x[0-9a-f]+ \($TMP/chain\)$" "$TMP/cached.txt"
 }
 
 @test "a non-PIE executable resolves through its PT_LOAD segments" {

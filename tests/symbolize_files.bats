@@ -24,7 +24,7 @@ teardown() {
 	rm -rf "$TMP"
 }
 
-@test "a binary deleted while running resolves while it lives, then keeps module+offset" {
+@test "a binary deleted while running resolves while it lives, then from the cache, or keeps module+offset" {
 	require_root
 	cp "$PROF_WORKLOADS/chain" "$TMP/chain"
 	"$TMP/chain" 4 &
@@ -37,14 +37,16 @@ teardown() {
 	grep -qE "^	 +[0-9a-f]+ burn_cpu\+0x[0-9a-f]+ \($TMP/chain \(deleted\)\)$" "$TMP/live.txt"
 	wait "$WORKLOAD_PID"
 	WORKLOAD_PID=
-	run prof-symbolize -o "$TMP/dead.txt" "$TMP/cap.prof"
+	prof-symbolize "$TMP/cap.prof" > "$TMP/cached.txt"
+	grep -qE "^	 +[0-9a-f]+ burn_cpu\+0x[0-9a-f]+ \($TMP/chain \(deleted\)\)$" "$TMP/cached.txt"
+	PROF_BUILD_ID_DIR=$TMP/empty run prof-symbolize -o "$TMP/dead.txt" "$TMP/cap.prof"
 	[ "$status" -eq 0 ]
 	[ "$output" = "prof-symbolize: $TMP/chain (deleted): No such file or directory; its frames stay unresolved" ]
 	! grep -q ' burn_cpu+' "$TMP/dead.txt"
 	grep -qE "^	 +[0-9a-f]+ chain\+0x[0-9a-f]+ \($TMP/chain \(deleted\)\)$" "$TMP/dead.txt"
 }
 
-@test "a process in another mount namespace resolves through /proc/PID/root" {
+@test "a process in another mount namespace resolves through /proc/PID/root, then from the cache" {
 	require_root
 	command -v unshare > /dev/null || skip "needs unshare"
 	mkdir "$TMP/ns"
@@ -62,7 +64,9 @@ teardown() {
 	kill "$NSPID"
 	wait "$NSPID" || true
 	NSPID=
-	prof-symbolize "$TMP/cap.prof" > "$TMP/dead.txt" 2> /dev/null
+	prof-symbolize "$TMP/cap.prof" > "$TMP/cached.txt"
+	grep -qE "^	 +[0-9a-f]+ burn_cpu\+0x[0-9a-f]+ \($TMP/ns/chain\)$" "$TMP/cached.txt"
+	PROF_BUILD_ID_DIR=$TMP/empty prof-symbolize "$TMP/cap.prof" > "$TMP/dead.txt" 2> /dev/null
 	grep -qE "^	 +[0-9a-f]+ chain\+0x[0-9a-f]+ \($TMP/ns/chain\)$" "$TMP/dead.txt"
 }
 
