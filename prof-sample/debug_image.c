@@ -11,7 +11,7 @@ static bool is_dwarf(const char *name)
 /* The sections whose contents symbolization reads. */
 static bool wanted(const GElf_Shdr *sh, size_t index, size_t dynstr)
 {
-	if (sh->sh_type == SHT_NOBITS)
+	if (sh->sh_type == SHT_NOBITS || sh->sh_type == SHT_NULL)
 		return false;
 	return !(sh->sh_flags & SHF_ALLOC) || sh->sh_type == SHT_NOTE ||
 	       sh->sh_type == SHT_DYNSYM || index == dynstr;
@@ -35,6 +35,10 @@ static uint64_t dwarf_bytes(Elf *src, size_t shstrndx, size_t *dynstr)
 	return n;
 }
 
+/* Real files align sections to a few bytes, pages at most; a corrupt one
+ * may claim 2^40, which libelf would lay out as such. */
+#define MAX_ALIGN 65536
+
 static bool copy_section(Elf *src, Elf_Scn *in, Elf *dst, size_t index, size_t shstrndx,
 			 size_t dynstr, bool keep_dwarf)
 {
@@ -48,6 +52,8 @@ static bool copy_section(Elf *src, Elf_Scn *in, Elf *dst, size_t index, size_t s
 		    (keep_dwarf || !is_dwarf(elf_strptr(src, shstrndx, sh.sh_name)));
 	/* Raw bytes, in the file's byte order, compressed sections as they
 	 * are: nothing is converted on the way through. */
+	if (keep && (sh.sh_addralign > MAX_ALIGN || (sh.sh_addralign & (sh.sh_addralign - 1))))
+		return false;
 	if (keep && (d = elf_rawdata(in, NULL)) && d->d_size == sh.sh_size) {
 		if (!(od = elf_newdata(out)))
 			return false;
@@ -57,8 +63,11 @@ static bool copy_section(Elf *src, Elf_Scn *in, Elf *dst, size_t index, size_t s
 		od->d_off = 0;
 		od->d_align = sh.sh_addralign ? sh.sh_addralign : 1;
 		od->d_version = EV_CURRENT;
-	} else if (sh.sh_type != SHT_NULL) {
+	} else {
+		/* Nothing of it is in the image (whatever its type claimed):
+		 * where it would start does not matter. */
 		sh.sh_type = SHT_NOBITS;
+		sh.sh_addralign = 1;
 	}
 	return gelf_update_shdr(out, &sh) != 0;
 }

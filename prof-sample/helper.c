@@ -186,7 +186,7 @@ bool helper_call(struct helper *h, const void *req, size_t reqlen, int fd_in, vo
 	if (n != (ssize_t)replen) {
 		if (fd >= 0)
 			close(fd);
-		stop(h, n == 0 ? "exited" : "bad reply");
+		stop(h, n <= 0 ? "exited" : "bad reply");
 		return false;
 	}
 	if (fd_out)
