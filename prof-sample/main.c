@@ -199,12 +199,16 @@ static void snapshot_processes(struct processes *procs, const struct options *o)
 		processes_snapshot(procs, proc_tgid(t->tids[i]));
 }
 
-/* About 128 samples per CPU, 130 ms at 999 Hz, between reads every 10 ms:
- * 4 MiB per CPU with the default 32 KiB of stack. */
-static uint32_t ring_size(uint32_t stack_size)
+/* The ring holds what comes in 128 ms (at least 32 samples) per CPU, between
+ * reads every 10 ms: 16 MiB on two CPUs at 999 Hz with the default 32 KiB
+ * of stack, 4 MiB at 99 Hz.  Its pages are mapped twice (so that records
+ * can wrap), which doubles what it adds to prof-sample's RSS. */
+static uint32_t ring_size(const struct options *o)
 {
-	uint64_t want = (uint64_t)libbpf_num_possible_cpus() * 128 * (PROF_RAW_HEADER + stack_size);
-	uint32_t size = 4u << 20;
+	double rate = o->freq ? o->freq : 1e9 / (double)o->period;
+	double per_cpu = rate * 0.128 > 32 ? rate * 0.128 : 32;
+	double want = libbpf_num_possible_cpus() * per_cpu * (PROF_RAW_HEADER + o->stack_size);
+	uint32_t size = 1u << 20;
 
 	while (size < want && size < (1u << 30))
 		size <<= 1;
@@ -221,7 +225,7 @@ static void set_map_sizes(struct profile_bpf *skel, const struct options *o)
 	bpf_map__set_max_entries(skel->maps.counts0, counts);
 	bpf_map__set_max_entries(skel->maps.counts1, counts);
 	if (o->dwarf) {
-		bpf_map__set_max_entries(skel->maps.raw_samples, ring_size(o->stack_size));
+		bpf_map__set_max_entries(skel->maps.raw_samples, ring_size(o));
 		bpf_map__set_max_entries(skel->maps.raw_scratch, libbpf_num_possible_cpus());
 	}
 }

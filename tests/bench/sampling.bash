@@ -1,4 +1,4 @@
-# Shared by the sampling benchmarks (sample.sh, dwarf.sh), which set BIN,
+# Shared by the sampling benchmarks (sample.sh), which set BIN,
 # SECS and TMP and define busy(), the load they measure under.  Not a
 # benchmark itself: tests/bench/run runs only *.sh.
 
