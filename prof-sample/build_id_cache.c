@@ -153,7 +153,8 @@ static void scan(struct keeper *k)
 	}
 	if (top)
 		closedir(top);
-	qsort(k->e, k->n, sizeof(*k->e), by_mtime);
+	if (k->n)
+		qsort(k->e, k->n, sizeof(*k->e), by_mtime);
 	for (size_t i = 0; i < k->n; i++)
 		htab_upsert(k->byhex, k->e[i].hex, strlen(k->e[i].hex), NULL)->val.u = i;
 }

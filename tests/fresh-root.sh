@@ -1,0 +1,56 @@
+#!/bin/bash
+# tests/fresh-root.sh [DIR]: what a new user gets.  Bootstraps a minimal
+# Debian 12 root in DIR (default /var/tmp/prof-fresh-root), clones this
+# repository (its committed HEAD) into the root's /root/prof, and there, as
+# root, runs the README's two commands, make demo then make check, and
+# prints their summaries.  The only packages it starts from are those the
+# README asks for: git and make.
+#
+# Needs root, debootstrap (installed if missing) and Debian's archive.  Not
+# part of make check: it downloads a system and takes about half an hour.
+# FRESH_KEEP=1 keeps DIR afterwards (it is removed by default).
+set -eu
+dir=${1:-/var/tmp/prof-fresh-root}
+repo=$(cd "$(dirname "$0")/.." && pwd)
+mirror=${FRESH_MIRROR:-http://deb.debian.org/debian}
+
+[ "$(id -u)" -eq 0 ] || { echo "fresh-root: needs root" >&2; exit 2; }
+if ! command -v debootstrap >/dev/null; then
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
+fi
+
+cleanup() {
+	umount -R "$dir" 2>/dev/null || true
+	[ "${FRESH_KEEP:-0}" = 1 ] || rm -rf "$dir"
+}
+trap cleanup EXIT
+
+rm -rf "$dir"
+mkdir -p "$dir"
+echo "fresh-root: debootstrap bookworm into $dir" >&2
+debootstrap --variant=minbase --include=git,make,ca-certificates bookworm "$dir" "$mirror" \
+	>"$dir.debootstrap.log" 2>&1 || { tail -20 "$dir.debootstrap.log" >&2; exit 1; }
+# The root is a mount point, as / is on a real machine (unshare --mount
+# needs one), with the host's /proc, /sys and /dev.
+mount --bind "$dir" "$dir"
+mount --rbind /proc "$dir/proc"
+mount --rbind /sys "$dir/sys"
+mount --rbind /dev "$dir/dev"
+cp /etc/resolv.conf "$dir/etc/resolv.conf"
+git clone -q "$repo" "$dir/root/prof"
+
+run() {
+	chroot "$dir" /usr/bin/env -i HOME=/root TERM=dumb PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+		/bin/bash -c "cd /root/prof && $1"
+}
+
+status=0
+SECONDS=0
+run 'make demo' >"$dir.demo.log" 2>&1 || status=1
+echo "make demo: $(tail -1 "$dir.demo.log") (status $status, $SECONDS s)"
+SECONDS=0
+run 'make check' >"$dir.check.log" 2>&1 || status=1
+echo "make check: $(tail -1 "$dir.check.log") ($SECONDS s)"
+grep -E '^#   ' "$dir.check.log" || true
+echo "fresh-root: logs in $dir.demo.log and $dir.check.log" >&2
+exit $status
