@@ -36,11 +36,18 @@ mount --bind "$dir" "$dir"
 mount --rbind /proc "$dir/proc"
 mount --rbind /sys "$dir/sys"
 mount --rbind /dev "$dir/dev"
+# The host's network as it is: its resolver, and the certificate
+# authorities it added (a proxy's), for apt and npm alike.
 cp /etc/resolv.conf "$dir/etc/resolv.conf"
+if ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
+	cp /usr/local/share/ca-certificates/*.crt "$dir/usr/local/share/ca-certificates/"
+	chroot "$dir" update-ca-certificates >/dev/null 2>&1
+fi
 git clone -q "$repo" "$dir/root/prof"
 
 run() {
 	chroot "$dir" /usr/bin/env -i HOME=/root TERM=dumb PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+		${NODE_EXTRA_CA_CERTS:+NODE_EXTRA_CA_CERTS=$NODE_EXTRA_CA_CERTS} \
 		/bin/bash -c "cd /root/prof && $1"
 }
 
