@@ -71,6 +71,31 @@ static bool attr_name_ok(const char *s, size_t n)
 	return true;
 }
 
+/* Presentation attributes (fill, mask, clip-path, filter, cursor, ...)
+ * take url(), which Chromium fetches: a value that could spell it, in any
+ * case or spacing or through a CSS escape (\75 rl), is not written. */
+static bool attr_value_ok(const char *v, size_t n)
+{
+	char seen[4];
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char c = (char)tolower((unsigned char)v[i]);
+		if (c == '\\')
+			return false;
+		if (isspace((unsigned char)c))
+			continue;
+		if (k == sizeof(seen)) {
+			memmove(seen, seen + 1, sizeof(seen) - 1);
+			k--;
+		}
+		seen[k++] = c;
+		if (k == 4 && memcmp(seen, "url(", 4) == 0)
+			return false;
+	}
+	return true;
+}
+
 char *name_attrs_sanitize_extra(const char *raw, size_t *dropped)
 {
 	struct sbuf b = { 0 };
@@ -99,7 +124,7 @@ char *name_attrs_sanitize_extra(const char *raw, size_t *dropped)
 			break;
 		}
 		p = close + 1;
-		if (!attr_name_ok(name, nlen)) {
+		if (!attr_name_ok(name, nlen) || !attr_value_ok(val, (size_t)(close - val))) {
 			(*dropped)++;
 			continue;
 		}

@@ -51,6 +51,23 @@ setup() {
 	[[ "$output" == *"restored from ?x=20&y=3&s=burn%7Cidle"* ]]
 }
 
+@test "a link cannot hang the page: a search pattern that could backtrack without end matches as text" {
+	# Frames whose names make (a+)+$ and a*a*a*b take exponential and
+	# cubic time: 40 a's then a '!', and 3000 a's.
+	a40=$(printf 'a%.0s' $(seq 40)) a3k=$(printf 'a%.0s' $(seq 3000))
+	printf 'main;%s! 1\nmain;%s 1\nmain;(a+)+$ 2\n' "$a40" "$a3k" > "$TMP/long.folded"
+	prof-svg -o "$TMP/l.svg" "$TMP/long.folded"
+	# The literal text "(a+)+$" is a frame of its own: half the samples.
+	# A page that hangs must fail the test, not the suite: SIGTERM makes
+	# Playwright close the browser on its way out.
+	run timeout -k 10 60 node "$CHECK" link "$TMP/l.svg" '?s=(a%2B)%2B%24' 50.00
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run timeout -k 10 60 node "$CHECK" link "$TMP/l.svg" '?s=a*a*a*b' 0.00
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
 @test "hostile frame names run nothing" {
 	prof-svg -o "$TMP/h.svg" "$FIX/hostile.folded"
 	run node "$CHECK" hostile "$TMP/h.svg"
@@ -63,8 +80,15 @@ setup() {
 	[ "$status" -eq 0 ]
 }
 
-@test "no network request is made" {
-	prof-svg -o "$TMP/s.svg" "$FIX/kinds.folded"
+@test "no network request is made, not even by name attributes that ask for one" {
+	# url() in presentation attributes, as a name attribute file may put
+	# them, in any spelling: each would make Chromium fetch.
+	root=$(head -1 "$FIX/kinds.folded" | cut -d';' -f1)
+	printf '%s\tg_extra=fill="url(http://127.0.0.1:9/f)" mask="URL ( http://127.0.0.1:9/m )" filter="\\75 rl(http://127.0.0.1:9/x)" cursor="url(http://127.0.0.1:9/c), auto" stroke="red"\n' \
+		"$root" > "$TMP/attr"
+	run prof-svg --nameattr "$TMP/attr" -o "$TMP/s.svg" "$FIX/kinds.folded"
+	[[ "$output" == *"4 unsafe or malformed"* ]]
+	grep -q 'stroke="red"' "$TMP/s.svg"
 	run node "$CHECK" network "$TMP/s.svg"
 	echo "$output"
 	[ "$status" -eq 0 ]
