@@ -78,7 +78,9 @@ unique_program() {
 	prof-fold "$TMP/frames.txt" > "$TMP/folded"
 	at_least "reach main" "$(reach_main "$TMP/folded")" 95
 	grep -qE '^svc;.*;main;work [0-9]+$' "$TMP/folded"
-	grep -q "($NS_MNT/svc)" "$TMP/frames.txt"
+	# The kernel names the file from the reader's root (in a chroot, with
+	# the chroot's path in front).
+	grep -qE "\([^)]*$NS_MNT/svc\)$" "$TMP/frames.txt"
 	# Without the cache it could not have been.
 	PROF_BUILD_ID_DIR=$TMP/empty prof-symbolize "$TMP/cap.prof" 2>"$TMP/err" | prof-fold > "$TMP/nocache"
 	grep -q "$NS_MNT/svc: No such file or directory; its frames stay unresolved" "$TMP/err"
