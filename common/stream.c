@@ -31,12 +31,44 @@ FILE *input_open(const char *path)
 	return f;
 }
 
+/* A capture may hold what is on any process's stack (--keep-stack-bytes)
+ * and is written by root: it is made 0600, never through a symbolic link,
+ * and never into a file someone else owns (a file another user created in
+ * /tmp first would give them what root writes into it). */
+static FILE *private_open(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
+	struct stat st;
+	FILE *f;
+
+	if (fd < 0) {
+		/* ELOOP, or EACCES for another user's link in a sticky
+		 * directory: say what it is. */
+		if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+			errx(EXIT_USAGE, "%s: is a symbolic link; refusing to write through it", path);
+		err(EXIT_USAGE, "%s", path);
+	}
+	if (fstat(fd, &st) != 0)
+		err(EXIT_USAGE, "%s", path);
+	/* A pipe or /dev/null is the caller's own choice. */
+	if (S_ISREG(st.st_mode)) {
+		if (st.st_uid != geteuid())
+			errx(EXIT_USAGE, "%s: belongs to another user; refusing to write into it",
+			     path);
+		if (ftruncate(fd, 0) != 0 || ((st.st_mode & 077) && fchmod(fd, 0600) != 0))
+			err(EXIT_USAGE, "%s", path);
+	}
+	if (!(f = fdopen(fd, "w")))
+		err(EXIT_USAGE, "%s", path);
+	return f;
+}
+
 FILE *output_open(const char *path, bool binary)
 {
 	FILE *f = stdout;
 
 	if (!is_std(path)) {
-		f = fopen(path, "w");
+		f = binary ? private_open(path) : fopen(path, "w");
 		if (!f)
 			err(EXIT_USAGE, "%s", path);
 	}

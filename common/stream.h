@@ -18,8 +18,9 @@ FILE *input_open(const char *path);
 /* The name to use in diagnostics for path: "<stdin>" for stdin. */
 const char *input_name(const char *path);
 
-/* Opens path for writing ("-" or NULL is stdout).  With binary set, refuses
- * (EXIT_USAGE) to write to a terminal. */
+/* Opens path for writing ("-" or NULL is stdout).  With binary set (a
+ * capture): refuses (EXIT_USAGE) to write to a terminal, through a symbolic
+ * link, or into a file another user owns, and makes the file 0600. */
 FILE *output_open(const char *path, bool binary);
 
 /* Flushes and closes f; on a write error reports it naming path and returns
