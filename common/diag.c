@@ -1,6 +1,7 @@
 #include "diag.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,4 +57,45 @@ char *xstrdup(const char *s)
 char *xstrndup(const char *s, size_t n)
 {
 	return check(strndup(s, n));
+}
+
+/* The length of the valid UTF-8 sequence at s (n bytes left), with its code
+ * point in *cp; 0 if there is none. */
+static size_t utf8_at(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	size_t len = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+
+	if (!len || len > n)
+		return 0;
+	*cp = s[0] & (0x7f >> len);
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		*cp = *cp << 6 | (s[i] & 0x3f);
+	}
+	return len;
+}
+
+void printable(char *s, size_t n)
+{
+	unsigned char *u = (unsigned char *)s;
+
+	for (size_t i = 0; i < n;) {
+		uint32_t cp;
+		size_t len;
+		if (u[i] < 0x20 || u[i] == 0x7f) {
+			u[i++] = '?';
+		} else if (u[i] < 0x80) {
+			i++;
+		} else if ((len = utf8_at(u + i, n - i, &cp)) > 0) {
+			if (cp < 0xa0)
+				memset(u + i, '?', len);
+			i += len;
+		} else {
+			/* Not UTF-8: kept, but a bare C1 byte is a control. */
+			if (u[i] < 0xa0)
+				u[i] = '?';
+			i++;
+		}
+	}
 }

@@ -24,6 +24,13 @@ void print_version(void);
  * exits EXIT_USAGE when status is non-zero. */
 void usage_exit(const char *text, int status) __attribute__((noreturn));
 
+/* Makes the n bytes at s safe to print, in place: C0 control characters,
+ * DEL and the C1 controls (U+0080 to U+009F, encoded or as bare bytes,
+ * which terminals take as escape sequences) become '?', byte for byte;
+ * every other byte stays, valid UTF-8 or not.  For names and paths that
+ * the profiled programs chose, on stderr as in the line formats. */
+void printable(char *s, size_t n);
+
 /* Allocation that cannot fail: on exhaustion, report and exit. */
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);

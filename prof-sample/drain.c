@@ -166,8 +166,12 @@ bool drain_process(struct drainer *d, uint32_t pid, const char *comm)
 	if (processes_sampled(d->procs, pid))
 		return true;
 	drain_loss(d, CAP_LOSS_PROC, 1);
-	if (d->verbose)
-		warnx("process %u (%.16s) exited before its mappings were known", pid, comm);
+	if (d->verbose) {
+		char shown[PROF_COMM_LEN + 1];
+		snprintf(shown, sizeof(shown), "%s", comm);
+		printable(shown, strlen(shown));
+		warnx("process %u (%s) exited before its mappings were known", pid, shown);
+	}
 	return false;
 }
 

@@ -23,7 +23,7 @@ struct process {
 	uint64_t exit_interval;
 	bool uid_known, perf_map_refused;
 	uid_t uid;	      /* owner a perf map must have (or root) */
-	off_t perf_map_offset; /* how much of /tmp/perf-PID.map is in the capture */
+	struct perf_map_cursor perf_map; /* how much of /tmp/perf-PID.map is in the capture */
 	uint64_t perf_map_interval;
 };
 
@@ -219,6 +219,18 @@ static bool read_uid(uint32_t pid, uid_t *uid)
 	return ok;
 }
 
+struct jsym_ctx {
+	struct cap_writer *w;
+	uint32_t pid;
+};
+
+static void write_jsym(void *ctx, uint64_t start, uint64_t size, const char *name, size_t len)
+{
+	struct jsym_ctx *c = ctx;
+
+	capw_jsym(c->w, c->pid, start, size, name, len);
+}
+
 void processes_perf_map(struct processes *ps, uint32_t pid, uint64_t interval)
 {
 	struct htab_entry *e = htab_find(ps->byid, &pid, sizeof(pid));
@@ -227,7 +239,14 @@ void processes_perf_map(struct processes *ps, uint32_t pid, uint64_t interval)
 	if (!p || !p->uid_known || p->perf_map_refused || p->perf_map_interval == interval + 1)
 		return;
 	p->perf_map_interval = interval + 1;
-	if (perf_map_read(ps->w, pid, p->uid, &p->perf_map_offset) == PERF_MAP_REFUSED) {
+	uint64_t skipped = p->perf_map.skipped;
+	enum perf_map_status st = perf_map_read(NULL, pid, p->uid, &p->perf_map, write_jsym,
+						&(struct jsym_ctx){ ps->w, pid });
+	if (!skipped && p->perf_map.skipped)
+		warnx("/tmp/perf-%" PRIu32 ".map: lines longer than %d bytes or not START SIZE "
+		      "NAME skipped",
+		      pid, PERF_MAP_MAX_LINE);
+	if (st == PERF_MAP_REFUSED) {
 		p->perf_map_refused = true;
 		warnx("/tmp/perf-%" PRIu32 ".map: not owned by the process's user or root; "
 		      "ignored",
