@@ -294,7 +294,7 @@ static void start_sample(struct perf_parser *p, const struct event_line *e)
 	p->period = e->period;
 	p->pname = grow(p->pname, &p->pname_cap, need, 1);
 	for (size_t i = 0; i < e->comm_len; i++)
-		p->pname[i] = e->comm[i] == ' ' ? '_' : e->comm[i];
+		p->pname[i] = e->comm[i] == ' ' ? '_' : e->comm[i] == ';' ? ':' : e->comm[i];
 	p->pname_len = e->comm_len;
 	p->java = e->comm_len == 4 && memcmp(e->comm, "java", 4) == 0;
 	if (p->o->include_pid || p->o->include_tid) {

@@ -1,6 +1,7 @@
 #include "debug_find.h"
 
 #include <elfutils/debuginfod.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "build_id.h"
@@ -51,16 +53,19 @@ static bool adopt_fd(struct elf_file *f, int fd, const char *path, const uint8_t
 	return true;
 }
 
-bool elf_file_open(struct elf_file *f, const char *path, const uint8_t *id, size_t idlen,
-		   char *why, size_t whylen)
+bool elf_file_open(struct elf_file *f, const char *path, int flags, const uint8_t *id,
+		   size_t idlen, char *why, size_t whylen)
 {
 	int fd;
 
 	elf_version(EV_CURRENT);
 	*f = (struct elf_file){ .fd = -1 };
-	fd = open_regular(path, 0);
+	fd = open_regular(path, flags);
 	if (fd < 0) {
-		snprintf(why, whylen, "%m");
+		if (errno == EINVAL)
+			snprintf(why, whylen, "not a regular file (a symbolic link, a device, a FIFO)");
+		else
+			snprintf(why, whylen, "%m");
 		return false;
 	}
 	return adopt_fd(f, fd, path, id, idlen, why, whylen);
@@ -84,18 +89,27 @@ Elf_Scn *elf_section_named(Elf *elf, const char *name, GElf_Shdr *sh)
 	return NULL;
 }
 
-static uint32_t file_crc(int fd)
+/* Debug files are a few GiB at most, and never sparse: a file mostly of
+ * holes, or past this, is not read through for its CRC (a 64 GB sparse
+ * file took two minutes). */
+#define MAX_CRC_FILE (8ull << 30)
+
+static bool file_crc(int fd, uint32_t *crc)
 {
 	uint8_t buf[65536];
-	uint32_t crc = 0;
+	struct stat st;
 	ssize_t n;
 	off_t at = 0;
 
+	if (fstat(fd, &st) != 0 || (uint64_t)st.st_size > MAX_CRC_FILE ||
+	    (uint64_t)st.st_blocks * 512 < (uint64_t)st.st_size / 2)
+		return false;
+	*crc = 0;
 	while ((n = pread(fd, buf, sizeof(buf), at)) > 0) {
-		crc = lzma_crc32(buf, (size_t)n, crc);
+		*crc = lzma_crc32(buf, (size_t)n, *crc);
 		at += n;
 	}
-	return crc;
+	return n == 0;
 }
 
 /* A debug file found by name must be the binary's: same build-id, or,
@@ -107,9 +121,10 @@ static bool try_path(struct elf_file *out, const char *path, const uint8_t *id, 
 
 	if (access(path, R_OK) != 0)
 		return false;
-	if (!elf_file_open(out, path, id, idlen, why, sizeof(why)))
+	if (!elf_file_open(out, path, 0, id, idlen, why, sizeof(why)))
 		return false;
-	if (check_crc && !idlen && file_crc(out->fd) != crc) {
+	uint32_t have;
+	if (check_crc && !idlen && (!file_crc(out->fd, &have) || have != crc)) {
 		elf_file_close(out);
 		return false;
 	}
@@ -206,6 +221,8 @@ void debug_search_free(struct debug_search *ds)
 	ds->client = NULL;
 }
 
+#define MAX_MINIDEBUG (256u << 20)
+
 Elf *minidebuginfo_open(Elf *bin, void **image)
 {
 	GElf_Shdr sh;
@@ -220,6 +237,12 @@ Elf *minidebuginfo_open(Elf *bin, void **image)
 	*image = NULL;
 	if (!d || !d->d_size)
 		return NULL;
+	/* A symbol table decompresses to tens of times its size, not
+	 * thousands (a 915 KiB bomb made 6 GiB): past MAX_MINIDEBUG, or 64
+	 * times the section, it is refused. */
+	size_t limit = d->d_size < MAX_MINIDEBUG / 64 ? d->d_size * 64 : MAX_MINIDEBUG;
+	if (limit < (1u << 20))
+		limit = 1u << 20;
 	if (lzma_stream_decoder(&strm, 256u << 20, 0) != LZMA_OK)
 		return NULL;
 	strm.next_in = d->d_buf;
@@ -227,7 +250,13 @@ Elf *minidebuginfo_open(Elf *bin, void **image)
 	do {
 		if (strm.avail_out == 0) {
 			size_t used = cap;
+			if (used >= limit) {
+				ret = LZMA_MEMLIMIT_ERROR;
+				break;
+			}
 			cap = cap ? cap * 2 : d->d_size * 4 + 4096;
+			if (cap > limit)
+				cap = limit;
 			out = xrealloc(out, cap);
 			strm.next_out = out + used;
 			strm.avail_out = cap - used;

@@ -35,10 +35,10 @@ struct elf_file {
 
 void elf_file_close(struct elf_file *f);
 
-/* Opens path as ELF; with idlen non-zero it must have that build-id.
- * Returns false with a reason in why. */
-bool elf_file_open(struct elf_file *f, const char *path, const uint8_t *id, size_t idlen,
-		   char *why, size_t whylen);
+/* Opens path as ELF (flags: 0, or O_NOFOLLOW); with idlen non-zero it
+ * must have that build-id.  Returns false with a reason in why. */
+bool elf_file_open(struct elf_file *f, const char *path, int flags, const uint8_t *id,
+		   size_t idlen, char *why, size_t whylen);
 
 /* The separate debug file for the binary bin (may be NULL when only the
  * build-id is known), opened at binpath, mapped as origpath in the

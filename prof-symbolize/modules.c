@@ -2,12 +2,14 @@
 
 #include <dwarf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "build_id.h"
@@ -54,36 +56,65 @@ static bool has_suffix(const char *s, const char *suffix)
 /* Opens the mapped file: under the sysroot; else, on the capture's host,
  * the very file the process mapped (map_files, which reaches deleted
  * files) and the file in the process's root (containers); then the path.
- * A file with another build-id is skipped; the most telling reason for a
- * failure is kept. */
+ * A capture names any path, so the last component is never followed as a
+ * symbolic link (but in the sysroot the user gave, and map_files, which
+ * is one); a file with another build-id is skipped; and a file without
+ * one is used only where its inode shows it is the file mapped, on the
+ * capture's host (or under --sysroot, the user's word for it).  The most
+ * telling reason for a failure is kept. */
 static bool open_binary(struct modules *m, const struct cap_map *map, uint32_t pid,
 			const char *path, bool deleted, struct elf_file *f, char *why,
 			size_t whylen)
 {
 	char cand[4][PATH_MAX + 64], r[256];
-	int n = 0;
-	bool mismatch = false;
+	int flags[4], n = 0;
+	bool mismatch = false, by_inode = !map->build_id_len && !m->sysroot;
 
+	if (by_inode && (!m->live || !map->inode)) {
+		snprintf(why, whylen, "the capture has no build-id to check the file against "
+				      "(--sysroot to use it anyway)");
+		return false;
+	}
 	if (m->sysroot) {
+		flags[n] = 0;
 		snprintf(cand[n++], sizeof(cand[0]), "%s%s", m->sysroot, path);
 	} else {
-		if (m->live && pid && deleted)
+		if (m->live && pid && deleted) {
+			flags[n] = 0;
 			snprintf(cand[n++], sizeof(cand[0]), "/proc/%" PRIu32 "/map_files/%" PRIx64 "-%" PRIx64,
 				 pid, map->start, map->end);
-		if (m->live && pid)
+		}
+		if (m->live && pid) {
+			flags[n] = O_NOFOLLOW;
 			snprintf(cand[n++], sizeof(cand[0]), "/proc/%" PRIu32 "/root%s", pid, path);
+		}
+		flags[n] = O_NOFOLLOW;
 		snprintf(cand[n++], sizeof(cand[0]), "%s", path);
 	}
 	snprintf(why, whylen, "No such file or directory");
 	for (int i = 0; i < n; i++) {
 		bool last = i == n - 1;
+		struct stat st;
 		errno = 0;
-		if (elf_file_open(f, cand[i], map->build_id, map->build_id_len, r, sizeof(r)))
-			return true;
+		if (elf_file_open(f, cand[i], flags[i], map->build_id, map->build_id_len, r, sizeof(r))) {
+			/* An inode number is reused once its file is gone; the
+			 * change time, which no user sets, tells a file made
+			 * since. */
+			bool same = !by_inode || (fstat(f->fd, &st) == 0 && st.st_ino == map->inode &&
+						  st.st_dev == map->dev &&
+						  (uint64_t)st.st_ctim.tv_sec * 1000000000u +
+								  (uint64_t)st.st_ctim.tv_nsec <=
+							  m->sample_ns);
+			if (same)
+				return true;
+			elf_file_close(f);
+			snprintf(r, sizeof(r), "not the file that was mapped (another inode, or changed "
+					       "since)");
+		}
 		/* Through /proc, a vanished process is not worth reporting. */
-		if (strstr(r, "build-id") || (!mismatch && (last || m->sysroot))) {
+		if (strstr(r, "build-id") || strstr(r, "inode") || (!mismatch && (last || m->sysroot))) {
 			snprintf(why, whylen, "%s", r);
-			mismatch = mismatch || strstr(r, "build-id");
+			mismatch = mismatch || strstr(r, "build-id") || strstr(r, "inode");
 		}
 	}
 	return false;
@@ -229,7 +260,10 @@ static void load(struct modules *m, struct module *mod, const struct cap_map *ma
 		if (found)
 			snprintf(why, sizeof(why), "no loadable segments");
 		m->failed++;
-		warnx("%s: %s; its frames stay unresolved", mod->path, why);
+		char *shown = xstrdup(mod->path);
+		printable(shown, strlen(shown));
+		warnx("%s: %s; its frames stay unresolved", shown, why);
+		free(shown);
 	}
 	elf_file_close(&bin);
 out:

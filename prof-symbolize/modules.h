@@ -38,6 +38,10 @@ struct modules {
 	uint64_t failed; /* files that could not be used */
 	const char *sysroot;
 	bool live;	 /* the capture was taken on this host, this boot */
+	/* Wall-clock time (ns since the epoch) of the sample that needs the
+	 * module: a file without a build-id that changed since cannot be the
+	 * one it ran. */
+	uint64_t sample_ns;
 	bool want_dwarf; /* --inline or --lines */
 	struct debug_search ds;
 };

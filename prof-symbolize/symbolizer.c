@@ -4,9 +4,11 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "build_id.h"
 #include "demangle.h"
+#include "jit_syms.h"
 #include "perf_map.h"
 #include "diag.h"
 
@@ -21,16 +23,10 @@ struct pmap {
 	struct module *mod;
 };
 
-struct jsym {
-	uint64_t start, size;
-	char *name;
-};
-
 struct proc {
 	struct pmap *maps;
 	size_t n, cap;
-	struct jsym *jsyms;
-	size_t njsyms, jcap;
+	struct jit_syms jit;
 	uint32_t generation; /* bumped by every MAP and JSYM, to invalidate cached text */
 	bool perf_map_tried; /* /tmp/perf-PID.map read (live captures only) */
 };
@@ -65,15 +61,14 @@ __attribute__((format(printf, 2, 3))) static void buf_printf(struct buf *b, cons
 }
 
 /* Names come from files and processes we do not control: a newline or tab
- * in one would break the line format, so control bytes become '?'. */
+ * in one would break the line format, and a C1 control would reach the
+ * terminal the frames are read on. */
 static void buf_clean(struct buf *b, const char *s, size_t n)
 {
 	size_t start = b->len;
 
 	buf_add(b, s, n);
-	for (size_t i = start; i < b->len; i++)
-		if ((unsigned char)b->p[i] < 0x20 || b->p[i] == 0x7f)
-			b->p[i] = '?';
+	printable(b->p + start, b->len - start);
 }
 
 /* v in lowercase hex, right-aligned in `width` characters (0: no
@@ -153,10 +148,8 @@ static void free_proc(void *p)
 
 	for (size_t i = 0; i < pr->n; i++)
 		free((void *)pr->maps[i].rec.path.s);
-	for (size_t i = 0; i < pr->njsyms; i++)
-		free(pr->jsyms[i].name);
 	free(pr->maps);
-	free(pr->jsyms);
+	jit_syms_free(&pr->jit);
 	free(pr);
 }
 
@@ -211,11 +204,7 @@ static void add_jsym(struct symbolizer *s, const struct cap_jsym *j)
 {
 	struct proc *p = get_proc(s, j->pid);
 
-	if (p->njsyms == p->jcap) {
-		p->jcap = p->jcap ? p->jcap * 2 : 64;
-		p->jsyms = xreallocarray(p->jsyms, p->jcap, sizeof(*p->jsyms));
-	}
-	p->jsyms[p->njsyms++] = (struct jsym){ j->start, j->size, xstrndup(j->name.s, j->name.len) };
+	jit_syms_add(&p->jit, j->start, j->size, j->name.s, j->name.len);
 	p->generation++;
 }
 
@@ -223,33 +212,32 @@ static void add_live_jsym(void *ctx, uint64_t start, uint64_t size, const char *
 {
 	struct proc *p = ctx;
 
-	if (p->njsyms == p->jcap) {
-		p->jcap = p->jcap ? p->jcap * 2 : 64;
-		p->jsyms = xreallocarray(p->jsyms, p->jcap, sizeof(*p->jsyms));
-	}
-	p->jsyms[p->njsyms++] = (struct jsym){ start, size, xstrndup(name, len) };
+	jit_syms_add(&p->jit, start, size, name, len);
 }
 
 /* A capture without JIT symbols for a process still alive on this host:
  * its perf map, read once. */
 static void load_live_perf_map(struct symbolizer *s, uint32_t pid, struct proc *p)
 {
-	if (!p || p->njsyms || p->perf_map_tried || !s->live || s->opt.sysroot || !pid)
+	if (!p || p->jit.n || p->perf_map_tried || !s->live || s->opt.sysroot || !pid)
 		return;
+	struct perf_map_cursor c = { 0 };
+	enum perf_map_status st;
+	char proc[64];
+	struct stat ps;
+
 	p->perf_map_tried = true;
-	if (perf_map_load(NULL, pid, add_live_jsym, p) == PERF_MAP_REFUSED)
+	snprintf(proc, sizeof(proc), "/proc/%" PRIu32, pid);
+	if (stat(proc, &ps) != 0)
+		return;
+	do
+		st = perf_map_read(NULL, pid, ps.st_uid, &c, add_live_jsym, p);
+	while (st == PERF_MAP_READ && c.more);
+	if (st == PERF_MAP_REFUSED)
 		warnx("/tmp/perf-%" PRIu32 ".map: not owned by the process's user or root; ignored",
 		      pid);
 }
 
-/* JITs reuse code memory: the latest symbol covering an address wins. */
-static const struct jsym *find_jsym(const struct proc *p, uint64_t ip)
-{
-	for (size_t i = p ? p->njsyms : 0; i-- > 0;)
-		if (ip - p->jsyms[i].start < p->jsyms[i].size)
-			return &p->jsyms[i];
-	return NULL;
-}
 
 static void set_comm(struct symbolizer *s, const struct cap_comm *c)
 {
@@ -393,13 +381,13 @@ static void user_frames(struct symbolizer *s, struct buf *b, uint32_t pid, struc
 		 * next function: look them up one byte earlier. */
 		uint64_t at = i ? ip - 1 : ip;
 		struct pmap *m = find_map(p, at);
-		const struct jsym *j;
+		const struct jit_sym *j;
 		size_t n;
 
 		if (!m || m->rec.path.s[0] != '/' || anonymous(m->rec.path)) {
 			/* Not file-backed: JIT code, if the process said so. */
 			load_live_perf_map(s, pid, p);
-			if ((j = find_jsym(p, at))) {
+			if (p && (j = jit_syms_find(&p->jit, at))) {
 				char dso[64];
 				struct resolved jr = { j->name, ip - j->start, NULL, 0, false };
 				snprintf(dso, sizeof(dso), "/tmp/perf-%" PRIu32 ".map", pid);
@@ -412,8 +400,10 @@ static void user_frames(struct symbolizer *s, struct buf *b, uint32_t pid, struc
 				continue;
 			}
 		}
-		if (!m->mod)
+		if (!m->mod) {
+			s->modules.sample_ns = s->start_ns + s->last_time;
 			m->mod = modules_get(&s->modules, &m->rec, pid);
+		}
 		off = at - m->start + m->pgoff;
 		n = module_resolve(m->mod, off, ip - at, s->opt.inline_frames, s->opt.lines, r);
 		for (size_t k = 0; k < n; k++)
@@ -462,6 +452,31 @@ static const char *stack_text(struct symbolizer *s, uint32_t pid, uint32_t id, b
 	return e->val.p;
 }
 
+/* A thread's name, which the thread chose, as an event line's first field:
+ * it must not turn the line into a comment ('#') or a frame line (leading
+ * white space), nor hold a " NUMBER " or " NUMBER/" that readers
+ * (stackcollapse-perf.pl's rule, prof-fold's) would take for the PID. */
+static void comm_clean(struct buf *b, const char *comm)
+{
+	size_t start = b->len;
+	char *c;
+
+	buf_clean(b, comm[0] ? comm : "?", comm[0] ? strlen(comm) : 1);
+	c = b->p + start;
+	if (c[0] == '#' || c[0] == ' ')
+		c[0] = '?';
+	for (size_t i = 1; c[i]; i++) {
+		size_t j = i + 1;
+		if (c[i] != ' ' || !(c[j] >= '0' && c[j] <= '9'))
+			continue;
+		while (c[j] >= '0' && c[j] <= '9')
+			j++;
+		/* A space follows the name in the line. */
+		if (c[j] == ' ' || c[j] == '/' || !c[j])
+			c[i] = '_';
+	}
+}
+
 static void write_sample(struct symbolizer *s, const struct cap_sample *smp)
 {
 	struct htab_entry *t = htab_find(s->threads, &smp->tid, sizeof(smp->tid));
@@ -473,7 +488,7 @@ static void write_sample(struct symbolizer *s, const struct cap_sample *smp)
 	if (s->samples && smp->time_ns != s->last_time)
 		fflush(s->out);
 	s->last_time = smp->time_ns;
-	buf_clean(&line, comm, strlen(comm));
+	comm_clean(&line, comm);
 	fprintf(s->out, "%s %" PRIu32 "/%" PRIu32 " %" PRIu64 ".%06" PRIu64 ": %" PRIu64 " %s:\n",
 		line.p, smp->pid, smp->tid, smp->time_ns / 1000000000u,
 		smp->time_ns % 1000000000u / 1000u, smp->count, s->event);
@@ -504,6 +519,7 @@ static void set_info(struct symbolizer *s, const struct cap_info *in)
 	struct buf b = { 0 };
 
 	s->have_info = true;
+	s->start_ns = in->start_ns;
 	s->live = in->boot_id.len && same_boot(in->boot_id.s, in->boot_id.len);
 	s->modules.live = s->live;
 	buf_clean(&b, in->event.s, in->event.len < 60 ? in->event.len : 60);

@@ -43,6 +43,7 @@ struct symbolizer {
 	struct htab *text;    /* (pid, generation, stack id) -> formatted frames */
 	char event[64];
 	bool have_info, have_end;
+	uint64_t start_ns; /* the capture's start (INFO), ns since the epoch */
 	struct cap_end end;
 	uint64_t samples, frames, unresolved;
 	uint64_t rawstacks, rawstack_bytes; /* RAWSTACK records, kept for offline unwinding */
