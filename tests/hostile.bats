@@ -1,0 +1,184 @@
+#!/usr/bin/env bats
+# A local user against root's profiler (issue 13): each finding of the
+# red-team review played again by an unprivileged user (uid 4242), and what
+# must hold: the profiler opens only what it verified, bounds every size
+# the user drives, and prints nothing that steers a terminal or a reader.
+
+load helpers
+bats_require_minimum_version 1.5.0
+
+USER_ID=4242
+
+setup() {
+	require_root
+	TMP=$(mktemp -d)
+	chmod 0755 "$TMP"
+	# A place the user can write to, as /tmp is.
+	PUB=$TMP/pub
+	mkdir -m 1777 "$PUB"
+	export PROF_BUILD_ID_DIR=$TMP/cache
+}
+
+teardown() {
+	[ -n "${APID:-}" ] && kill "$APID" 2>/dev/null
+	wait 2>/dev/null || true
+	rm -f /tmp/perf-"${APID:-x}".map
+	rm -rf "$TMP"
+}
+
+as_user() {
+	setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups "$@"
+}
+
+# peak_rss_kb CMD...: runs CMD; its peak RSS in KiB in $RSS, status in $status.
+peak_rss() {
+	run /usr/bin/time -f 'rss %M' "$@"
+	RSS=$(sed -n 's/^rss //p' <<<"$output" | tail -1)
+}
+
+@test "a capture is 0600, never written through a link nor into another user's file" {
+	# The user lays traps where root will write.
+	as_user touch "$PUB/theirs.prof"
+	as_user ln -s /etc/hostname "$PUB/link.prof"
+	run prof-sample -d 0.5 --unwind=fp -o "$PUB/theirs.prof"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"$PUB/theirs.prof: belongs to another user; refusing to write into it"* ]]
+	[ ! -s "$PUB/theirs.prof" ]
+	run prof-sample -d 0.5 --unwind=fp -o "$PUB/link.prof"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"$PUB/link.prof: is a symbolic link; refusing to write through it"* ]]
+	[ "$(cat /etc/hostname)" = "$(hostname)" ] || [ -s /etc/hostname ]
+	# Root's own capture, with stack bytes, is root's alone.
+	prof-sample -d 0.5 --keep-stack-bytes -o "$PUB/mine.prof"
+	[ "$(stat -c '%a %U' "$PUB/mine.prof")" = "600 root" ]
+	run as_user cat "$PUB/mine.prof"
+	[ "$status" -ne 0 ]
+}
+
+@test "a perf map without end costs bounded memory, and what was skipped is said" {
+	setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups "$PROF_WORKLOADS/named" jit 5 &
+	APID=$!
+	sleep 0.3
+	# A good line, then 4 GB (sparse) without a newline.
+	as_user sh -c "printf '7f0000001000 40 good_jit_function\n' > /tmp/perf-$APID.map &&
+		truncate -s 4G /tmp/perf-$APID.map"
+	peak_rss prof-sample -F 99 -d 3 -p "$APID" -o "$TMP/cap.prof"
+	echo "$output" | grep -v '^rss'
+	echo "prof-sample peak RSS: $RSS KiB"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"/tmp/perf-$APID.map: lines longer than 4096 bytes or not START SIZE NAME skipped"* ]]
+	[ "$RSS" -lt 204800 ]
+	# The good line made it into the capture.
+	grep -qa good_jit_function "$TMP/cap.prof"
+}
+
+@test "a MiniDebugInfo xz bomb costs bounded memory" {
+	mkdir "$TMP/bin"
+	printf 'int main(void) { volatile unsigned long x = 0; for (;;) if (++x == 0) break; return 0; }\n' > "$TMP/p.c"
+	gcc -O1 -o "$TMP/bin/bomb" "$TMP/p.c"
+	strip --strip-all "$TMP/bin/bomb"
+	# 1 GiB of zeros is 150 KiB of xz.
+	head -c 1G /dev/zero | xz -0 -T1 > "$TMP/bomb.xz"
+	objcopy --add-section .gnu_debugdata="$TMP/bomb.xz" "$TMP/bin/bomb"
+	"$TMP/bin/bomb" &
+	APID=$!
+	prof-sample -F 99 -d 1 -p "$APID" -o "$TMP/cap.prof"
+	kill "$APID"
+	peak_rss prof-symbolize "$TMP/cap.prof"
+	echo "prof-symbolize peak RSS: $RSS KiB"
+	[ "$status" -eq 0 ]
+	[ "$RSS" -lt 204800 ]
+}
+
+@test "a debug link to a sparse file is not read through for its CRC" {
+	mkdir "$TMP/bin"
+	printf 'int main(void) { volatile unsigned long x = 0; for (;;) if (++x == 0) break; return 0; }\n' > "$TMP/p.c"
+	gcc -O1 -Wl,--build-id=none -o "$TMP/bin/nolink" "$TMP/p.c"
+	objcopy --only-keep-debug "$TMP/bin/nolink" "$TMP/real.debug"
+	strip --strip-all "$TMP/bin/nolink"
+	objcopy --add-gnu-debuglink="$TMP/real.debug" "$TMP/bin/nolink"
+	# The file the link names, beside the binary: the real debug file
+	# (so it reads as ELF), then a terabyte of holes.
+	cp "$TMP/real.debug" "$TMP/bin/real.debug"
+	truncate -s 1T "$TMP/bin/real.debug"
+	"$TMP/bin/nolink" &
+	APID=$!
+	prof-sample -F 99 -d 1 -p "$APID" -o "$TMP/cap.prof"
+	# Reading 1 TB through would take half an hour: a minute is plenty.
+	run timeout 60 prof-symbolize "$TMP/cap.prof"
+	kill "$APID"
+	[ "$status" -eq 0 ]
+}
+
+@test "file and thread names reach no terminal as escape sequences" {
+	# A directory named with a title change (OSC) and a screen clear (CSI).
+	dir=$TMP/$'x\e]0;owned\a\e[2J'
+	mkdir "$dir"
+	cp "$PROF_WORKLOADS/named" "$dir/app"
+	"$dir/app" $'c1\xc2\x9bq' 2 &
+	APID=$!
+	prof-sample -F 199 -o "$TMP/cap.prof" -p "$APID" -d 1.5
+	wait "$APID"
+	rm -rf "$dir"
+	PROF_BUILD_ID_DIR=$TMP/empty prof-symbolize "$TMP/cap.prof" >"$TMP/out" 2>"$TMP/err"
+	cat "$TMP/err"
+	grep -q 'its frames stay unresolved' "$TMP/err"
+	! grep -q $'\e' "$TMP/err"
+	! grep -q $'\a' "$TMP/err"
+	! grep -q $'\e' "$TMP/out"
+	! grep -q $'\xc2\x9b' "$TMP/out"
+	grep -q '^c1??q ' "$TMP/out"
+}
+
+@test "thread names cannot hide samples, fake a PID or split the root frame" {
+	pids=
+	for name in '#hidden' 'sshd 1/1 0.0: 9' 'a;b;c'; do
+		setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups "$PROF_WORKLOADS/named" "$name" 3 &
+		pids=$pids$!,
+	done
+	sleep 0.3
+	prof-sample -F 199 -d 2 --user-only -p "${pids%,}" -o "$TMP/cap.prof"
+	wait
+	prof-symbolize "$TMP/cap.prof" > "$TMP/frames.txt"
+	written=$(sed -nE 's/^# capture: taken [0-9]+, written ([0-9]+), lost.*/\1/p' "$TMP/frames.txt")
+	prof-fold "$TMP/frames.txt" > "$TMP/folded"
+	cat "$TMP/folded" | cut -c1-80
+	# Every sample folded: none became a comment.
+	[ "$(folded_total "$TMP/folded")" -eq "$written" ]
+	grep -q '^?hidden;' "$TMP/folded"
+	grep -q '^a:b:c;' "$TMP/folded"
+	# The PID is the thread's, not the one its name shows.
+	prof-fold --pid "$TMP/frames.txt" | grep '^sshd' > "$TMP/pids"
+	cat "$TMP/pids" | cut -c1-80
+	for pid in ${pids//,/ }; do
+		grep -q -- "-$pid;" "$TMP/pids" && found=1
+	done
+	[ "${found:-0}" -eq 1 ]
+	! grep -q -- '-1;' "$TMP/pids"
+}
+
+@test "a link left where a library was is not followed; a file without a build-id is checked by inode" {
+	mkdir "$TMP/bin" "$TMP/secret"
+	chmod 0700 "$TMP/secret"
+	printf 'int secret_function(int x) { return x * 3; }\nint main(void) { volatile int y = 0; for (;;) y = secret_function(y); }\n' > "$TMP/s.c"
+	gcc -O0 -o "$TMP/secret/bin" "$TMP/s.c"
+	printf 'int user_function(int x) { return x + 1; }\nint main(void) { volatile int y = 0; for (int i = 0; i < 400000000; i++) y = user_function(y); return 0; }\n' > "$TMP/u.c"
+	# Without a build-id: nothing in the capture identifies the file.
+	gcc -O0 -Wl,--build-id=none -o "$TMP/bin/lib" "$TMP/u.c"
+	chmod 0755 "$TMP/bin/lib"
+	prof-sample -F 199 -N --user-only -o "$TMP/cap.prof" -- \
+		setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups "$TMP/bin/lib"
+	prof-symbolize "$TMP/cap.prof" | grep -q ' user_function+'
+	# After it exited, the user swaps a link to root's binary in.
+	rm "$TMP/bin/lib"
+	ln -s "$TMP/secret/bin" "$TMP/bin/lib"
+	run prof-symbolize "$TMP/cap.prof"
+	[[ "$output" == *"$TMP/bin/lib: not a regular file (a symbolic link, a device, a FIFO); its frames stay unresolved"* ]]
+	[[ "$output" != *secret_function* ]]
+	# Or another file of the same name.
+	rm "$TMP/bin/lib"
+	cp "$TMP/secret/bin" "$TMP/bin/lib"
+	run prof-symbolize "$TMP/cap.prof"
+	[[ "$output" == *"$TMP/bin/lib: not the file that was mapped (another inode, or changed since); its frames stay unresolved"* ]]
+	[[ "$output" != *secret_function* ]]
+}
