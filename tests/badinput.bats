@@ -408,5 +408,5 @@ check_cut() {
 	run timeout 10 prof-symbolize --no-debuginfod "$BATS_TEST_DIRNAME/fixtures/badinput/symbolize-fifo.capture"
 	rm -f "$fifo"
 	[ "$status" -ne 124 ]
-	[[ "$output" == *"$fifo: Invalid argument"* ]]
+	[[ "$output" == *"$fifo: not a regular file (a symbolic link, a device, a FIFO)"* ]]
 }
