@@ -242,6 +242,14 @@ void capw_rawstack(struct cap_writer *w, const struct cap_rawstack *r, const uin
 	finish(w, CAP_RAWSTACK);
 }
 
+void capw_fork(struct cap_writer *w, uint32_t pid, uint32_t ppid)
+{
+	begin(w);
+	put_u32(w, pid);
+	put_u32(w, ppid);
+	finish(w, CAP_FORK);
+}
+
 /* --- reading -------------------------------------------------------------- */
 
 __attribute__((format(printf, 3, 4))) static enum capr_status
@@ -403,6 +411,10 @@ static bool decode(struct cap_record *rec)
 		rec->u.jsym.start = get(&c, 8);
 		rec->u.jsym.size = get(&c, 8);
 		rec->u.jsym.name = get_str(&c);
+		break;
+	case CAP_FORK:
+		rec->u.fork.pid = (uint32_t)get(&c, 4);
+		rec->u.fork.ppid = (uint32_t)get(&c, 4);
 		break;
 	case CAP_RAWSTACK: {
 		struct cap_rawstack *r = &rec->u.rawstack;

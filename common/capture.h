@@ -11,7 +11,7 @@
 
 #define CAP_MAGIC "PROFCAP"	/* 8 bytes with its NUL */
 #define CAP_MAJOR 1
-#define CAP_MINOR 1
+#define CAP_MINOR 2
 #define CAP_HEADER_SIZE 16
 #define CAP_RECORD_HEADER 8
 #define CAP_MAX_PAYLOAD (16u << 20)
@@ -28,6 +28,7 @@ enum cap_type {
 	CAP_END = 8,
 	CAP_JSYM = 9,
 	CAP_RAWSTACK = 10,
+	CAP_FORK = 11,
 };
 
 enum cap_loss_cause {
@@ -105,6 +106,12 @@ struct cap_jsym {
 	struct cap_str name;
 };
 
+/* Process pid has, from here on, the mappings its parent ppid has in the
+ * capture at this record, before its own. */
+struct cap_fork {
+	uint32_t pid, ppid;
+};
+
 struct cap_rawstack {
 	uint32_t pid, tid;
 	uint64_t time_ns;
@@ -130,6 +137,7 @@ struct cap_record {
 		struct cap_end end;
 		struct cap_jsym jsym;
 		struct cap_rawstack rawstack;
+		struct cap_fork fork;
 	} u;
 };
 
@@ -162,6 +170,7 @@ void capw_jsym(struct cap_writer *w, uint32_t pid, uint64_t start, uint64_t size
 	       size_t namelen);
 
 void capw_rawstack(struct cap_writer *w, const struct cap_rawstack *r, const uint64_t *regs);
+void capw_fork(struct cap_writer *w, uint32_t pid, uint32_t ppid);
 
 /* A cap_str for a C string (truncated at 65535 bytes). */
 struct cap_str cap_cstr(const char *s);

@@ -13,7 +13,24 @@
 #include "proc_maps.h"
 #include "stream.h"
 
+/* The mappings a process had when it forked, shared by the children it
+ * forked while they did not change: a server with thousands of mappings
+ * forking fifty times a second must not copy them each time (a 5 s capture
+ * took 39 s of CPU and 851 MB that way).  A child copies them only when it
+ * is sampled; most children of a forking server never are, or exec. */
+struct mapset {
+	unsigned refs;
+	uint64_t generation; /* as a process's: the children that share it
+				share the unwinder's session for it too */
+	size_t n;
+	struct mapping *maps; /* paths owned by the set */
+};
+
 struct process {
+	struct mapset *inherited; /* its parent's at the fork, before maps[] */
+	uint32_t ppid;		  /* that parent, and who it was (generation's */
+	uint32_t parent_id;	  /* low half): the pid may have been reused */
+	struct mapset *shared;	  /* inherited + maps[] as given to children */
 	struct mapping *maps;
 	size_t n, cap;
 	size_t written; /* maps[0..written) are in the capture */
@@ -27,11 +44,6 @@ struct process {
 	uint64_t perf_map_interval;
 };
 
-struct cached_id {
-	uint8_t len;
-	uint8_t id[BUILD_ID_MAX];
-};
-
 void processes_init(struct processes *ps, struct cap_writer *w, struct mapped_files *files)
 {
 	memset(ps, 0, sizeof(*ps));
@@ -40,17 +52,23 @@ void processes_init(struct processes *ps, struct cap_writer *w, struct mapped_fi
 	ps->byid = htab_new();
 }
 
-static void clear_maps(struct process *p)
+static void unref(struct mapset *set)
 {
-	for (size_t i = 0; i < p->n; i++)
-		free(p->maps[i].path);
-	p->n = p->written = 0;
+	if (!set || --set->refs)
+		return;
+	for (size_t i = 0; i < set->n; i++)
+		free(set->maps[i].path);
+	free(set->maps);
+	free(set);
 }
 
 static void free_process(struct process *p)
 {
-	clear_maps(p);
+	for (size_t i = 0; i < p->n; i++)
+		free(p->maps[i].path);
 	free(p->maps);
+	unref(p->inherited);
+	unref(p->shared);
 	free(p);
 }
 
@@ -96,16 +114,21 @@ static bool same(const struct mapping *a, const struct mapping *b)
 	       strcmp(a->path, b->path) == 0;
 }
 
-/* Adds m unless an identical mapping is known (the same library seen both
- * in an mmap event and in /proc). */
+/* Appends m.  The same mapping may come twice (an mmap event and /proc,
+ * for a process that mapped it while the capture started): the format
+ * allows it, and libdwfl takes a module reported twice as one, so only a
+ * repeat of the last one is skipped, in constant time. */
 static void add(struct process *p, const struct mapping *m)
 {
 	/* The low half tells processes apart, the high half counts changes:
 	 * processes_maps' callers only compare it with the one they saw. */
 	p->generation += 1ull << 32;
-	for (size_t i = 0; i < p->n; i++)
-		if (same(&p->maps[i], m))
-			return;
+	if (p->shared) {
+		unref(p->shared); /* the children keep theirs */
+		p->shared = NULL;
+	}
+	if (p->n && same(&p->maps[p->n - 1], m))
+		return;
 	if (p->n == p->cap) {
 		p->cap = p->cap ? p->cap * 2 : 16;
 		p->maps = xreallocarray(p->maps, p->cap, sizeof(*p->maps));
@@ -115,13 +138,101 @@ static void add(struct process *p, const struct mapping *m)
 	p->n++;
 }
 
-/* A file whose mapping is in the capture is kept in the build-id cache. */
+static void append_copies(struct mapping **to, size_t *n, const struct mapping *from, size_t k)
+{
+	for (size_t i = 0; i < k; i++) {
+		(*to)[*n] = from[i];
+		(*to)[(*n)++].path = xstrdup(from[i].path);
+	}
+}
+
+/* Gives p its inherited mappings as its own, first, so that its own win
+ * where they overlap. */
+static void flatten(struct process *p)
+{
+	struct mapset *in = p->inherited;
+	struct mapping *maps;
+	size_t n = 0;
+
+	if (!in)
+		return;
+	maps = xreallocarray(NULL, in->n + p->n + 1, sizeof(*maps));
+	append_copies(&maps, &n, in->maps, in->n);
+	memcpy(maps + n, p->maps, p->n * sizeof(*maps)); /* paths move */
+	n += p->n;
+	free(p->maps);
+	p->maps = maps;
+	p->n = p->cap = n;
+	p->inherited = NULL; /* written still counts from the same first one */
+	unref(in);
+}
+
+/* What p's children inherit now: shared until p's mappings change. */
+static struct mapset *share(struct processes *ps, struct process *p)
+{
+	struct mapset *set = p->shared;
+
+	if (!set) {
+		size_t k = p->inherited ? p->inherited->n : 0;
+		set = p->shared = xcalloc(1, sizeof(*set));
+		set->refs = 1;
+		set->generation = ++ps->generations;
+		set->maps = xreallocarray(NULL, k + p->n + 1, sizeof(*set->maps));
+		if (k)
+			append_copies(&set->maps, &set->n, p->inherited->maps, k);
+		append_copies(&set->maps, &set->n, p->maps, p->n);
+	}
+	set->refs++;
+	return set;
+}
+
+static struct process *find(struct processes *ps, uint32_t pid)
+{
+	struct htab_entry *e = htab_find(ps->byid, &pid, sizeof(pid));
+
+	return e ? e->val.p : NULL;
+}
+
+static void flush_depth(struct processes *ps, uint32_t pid, struct process *p, int depth);
+
+/* Says with one FORK record that p has its parent's mappings, rather than
+ * in a MAP record each: a child of a server with thousands of mappings
+ * would otherwise repeat them all.  The parent's own MAP records, of which
+ * the inherited set is the start, are written first if they were not. */
+static bool inherit_by_fork(struct processes *ps, uint32_t pid, struct process *p, int depth)
+{
+	struct process *parent = find(ps, p->ppid);
+
+	if (p->written || !p->inherited || depth > 32 || !parent || parent == p ||
+	    (uint32_t)parent->generation != p->parent_id)
+		return false;
+	flush_depth(ps, p->ppid, parent, depth + 1);
+	if (parent->written < p->inherited->n)
+		return false;
+	capw_fork(ps->w, pid, p->ppid);
+	p->written = p->inherited->n;
+	return true;
+}
+
+/* Writes the MAP records not written yet: the inherited mappings, then
+ * the process's own.  A file whose mapping is in the capture is kept in
+ * the build-id cache. */
+static void flush_depth(struct processes *ps, uint32_t pid, struct process *p, int depth)
+{
+	size_t k = p->inherited ? p->inherited->n : 0;
+
+	inherit_by_fork(ps, pid, p, depth);
+	for (; p->written < k + p->n; p->written++) {
+		const struct mapping *m = p->written < k ? &p->inherited->maps[p->written]
+							 : &p->maps[p->written - k];
+		write_map(ps, pid, m);
+		build_id_cache_offer(ps->cache, pid, m);
+	}
+}
+
 static void flush(struct processes *ps, uint32_t pid, struct process *p)
 {
-	for (; p->written < p->n; p->written++) {
-		write_map(ps, pid, &p->maps[p->written]);
-		build_id_cache_offer(ps->cache, pid, &p->maps[p->written]);
-	}
+	flush_depth(ps, pid, p, 0);
 }
 
 void processes_mmap(struct processes *ps, uint32_t pid, const struct mapping *m)
@@ -160,33 +271,47 @@ static void from_proc(void *ctx, const struct mapping *m)
 
 void processes_fork(struct processes *ps, uint32_t ppid, uint32_t pid)
 {
-	struct htab_entry *e = htab_find(ps->byid, &ppid, sizeof(ppid));
-	struct process *parent = e ? e->val.p : NULL, *child = get(ps, pid);
-	struct process inherited = { 0 };
+	struct process *parent = find(ps, ppid), *child = get(ps, pid);
+	struct process from_proc_maps = { 0 };
 
 	/* Events come from one ring per CPU, so the child's own mmap events
 	 * (after an exec) and even its exit may have been read before this
 	 * fork: nothing the child has is dropped, and the inherited mappings
 	 * go first so that the child's own win where they overlap. */
-	if (parent && parent->n) {
-		for (size_t i = 0; i < parent->n; i++)
-			add(&inherited, &parent->maps[i]);
-	} else if (!proc_maps_read(pid, from_proc, &(struct proc_ctx){ ps, &inherited, pid })) {
+	unref(child->inherited);
+	child->inherited = NULL;
+	if (parent && (parent->n || parent->inherited)) {
+		child->inherited = share(ps, parent);
+		child->ppid = ppid;
+		child->parent_id = (uint32_t)parent->generation;
+	} else {
 		/* A parent that predates the capture: its mappings, which the
 		 * child shares until it execs, are in /proc while either
 		 * lives. */
-		proc_maps_read(ppid, from_proc, &(struct proc_ctx){ ps, &inherited, ppid });
+		if (!proc_maps_read(pid, from_proc, &(struct proc_ctx){ ps, &from_proc_maps, pid }))
+			proc_maps_read(ppid, from_proc, &(struct proc_ctx){ ps, &from_proc_maps, ppid });
+		if (from_proc_maps.n) {
+			struct mapset *set = xcalloc(1, sizeof(*set));
+			set->refs = 1;
+			set->generation = ++ps->generations;
+			set->maps = from_proc_maps.maps; /* paths move */
+			set->n = from_proc_maps.n;
+			child->inherited = set;
+		} else {
+			free(from_proc_maps.maps);
+		}
 	}
-	for (size_t i = 0; i < child->n; i++) {
-		add(&inherited, &child->maps[i]);
-		free(child->maps[i].path);
-	}
-	free(child->maps);
-	child->maps = inherited.maps;
-	child->n = inherited.n;
-	child->cap = inherited.cap;
-	child->written = 0;
 	child->generation += 1ull << 32;
+	if (child->shared) {
+		unref(child->shared);
+		child->shared = NULL;
+	}
+	/* Sampled already (its samples came before its fork): its MAP
+	 * records are written again, the inherited ones first. */
+	if (child->sampled && child->inherited) {
+		child->written = 0;
+		flush(ps, pid, child);
+	}
 }
 
 void processes_exit(struct processes *ps, uint32_t pid, uint64_t interval)
@@ -262,6 +387,14 @@ const struct mapping *processes_maps(struct processes *ps, uint32_t pid, size_t 
 
 	if (!p)
 		return NULL;
+	/* Nothing of its own: its parent's mappings, as its siblings have
+	 * them. */
+	if (p->inherited && !p->n) {
+		*n = p->inherited->n;
+		*generation = p->inherited->generation;
+		return p->inherited->maps;
+	}
+	flatten(p);
 	*n = p->n;
 	*generation = p->generation;
 	return p->maps;
@@ -281,12 +414,13 @@ bool processes_sampled(struct processes *ps, uint32_t pid)
 				mapped_files_identify(ps->files, pid, &p->maps[i]);
 		from_maps = true;
 	} else {
+		/* Known from the kernel's events, or else from /proc. */
 		p->uid_known = pid != 0 && read_uid(pid, &p->uid);
-		from_maps = pid != 0 &&
+		from_maps = pid != 0 && !p->n && !p->inherited &&
 			    proc_maps_read(pid, from_proc, &(struct proc_ctx){ ps, p, pid });
 	}
 	flush(ps, pid, p);
-	return from_maps || p->n > 0 || pid == 0;
+	return from_maps || p->n > 0 || p->inherited || pid == 0;
 }
 
 void processes_snapshot(struct processes *ps, uint32_t pid)

@@ -68,7 +68,9 @@ void processes_snapshot_all(struct processes *ps);
 void processes_reap(struct processes *ps, uint64_t interval);
 
 /* The mappings known for pid, or NULL; *generation changes whenever they
- * do (and differs between two processes that had the same PID). */
+ * do, and is the same only for the same mappings: those a parent's
+ * children inherited and did not change, or one process's between two
+ * changes (two processes that had the same PID differ). */
 const struct mapping *processes_maps(struct processes *ps, uint32_t pid, size_t *n,
 				     uint64_t *generation);
 

@@ -1,6 +1,7 @@
 /*
- * One Dwfl per process, holding a module for each file it maps (and the
- * vDSO), kept until the process's mappings change: libdwfl parses a file's
+ * One Dwfl per set of mappings (a process's, or those a forking server's
+ * children share), holding a module for each file mapped (and the vDSO),
+ * kept while samples use it: libdwfl parses a file's
  * CFI lazily and caches it in the module, so a process sampled a thousand
  * times looks each FDE up once, where perf script builds a Dwfl per sample.
  * The files themselves are opened once per capture (elf_files.c), their
@@ -47,6 +48,7 @@ struct walk {
 struct proc_dwfl {
 	Dwfl *dwfl;
 	uint64_t generation;
+	uint64_t used; /* the sweep it was last used after */
 	struct walk *walk;   /* the callbacks' view of the current sample */
 	struct htab *checks; /* pc -> enum check + 1: next_step()'s answers */
 };
@@ -61,7 +63,11 @@ enum check {
 struct unwinder {
 	struct processes *ps;
 	struct elf_files *files;
-	struct htab *procs; /* pid -> struct proc_dwfl */
+	/* Mappings' generation -> struct proc_dwfl: one session per set of
+	 * mappings, shared by the processes that have the same (a forking
+	 * server's children), kept while used. */
+	struct htab *procs;
+	uint64_t sweeps;
 };
 
 /* Set while next_step() asks for a module's .debug_frame: see
@@ -205,21 +211,42 @@ static void report(Dwfl *dwfl, const struct elf_file *f, const struct mapping *m
 		*userdata = (void *)f;
 }
 
+/* libdwfl looks through every module reported so far for each new one:
+ * a process with 20,000 mappings (a hostile one: real ones map a library's
+ * code once or twice) cost seconds per session.  A session reports a file
+ * at most this many times, and this many mappings in all; a walk into a
+ * mapping left out stops there, counted as one without CFI. */
+#define MAX_MAPPINGS_PER_FILE 8
+#define MAX_MODULES 4096
+
 static Dwfl *build(struct unwinder *u, struct proc_dwfl *pd, uint32_t pid,
 		   const struct mapping *maps, size_t n)
 {
 	Dwfl *dwfl = dwfl_begin(&dwfl_callbacks);
+	struct htab *per_file = htab_new();
+	size_t reported = 0;
 
-	if (!dwfl)
+	if (!dwfl) {
+		htab_free(per_file);
 		return NULL;
-	dwfl_report_begin(dwfl);
-	for (size_t i = 0; i < n; i++) {
-		const struct mapping *m = &maps[i];
-		if (m->path[0] == '/' && !anonymous(m))
-			report(dwfl, elf_files_get(u->files, u->ps, pid, m), m);
-		else if (strcmp(m->path, "[vdso]") == 0)
-			report(dwfl, elf_files_vdso(u->files), m);
 	}
+	dwfl_report_begin(dwfl);
+	for (size_t i = 0; i < n && reported < MAX_MODULES; i++) {
+		const struct mapping *m = &maps[i];
+		const struct elf_file *f = NULL;
+		if (m->path[0] == '/' && !anonymous(m))
+			f = elf_files_get(u->files, u->ps, pid, m);
+		else if (strcmp(m->path, "[vdso]") == 0)
+			f = elf_files_vdso(u->files);
+		if (!f)
+			continue;
+		struct htab_entry *e = htab_upsert(per_file, &f, sizeof(f), NULL);
+		if (e->val.u++ >= MAX_MAPPINGS_PER_FILE)
+			continue;
+		report(dwfl, f, m);
+		reported++;
+	}
+	htab_free(per_file);
 	dwfl_report_end(dwfl, NULL, NULL);
 	if (!dwfl_attach_state(dwfl, NULL, (pid_t)pid, &thread_callbacks, pd)) {
 		dwfl_end(dwfl);
@@ -228,24 +255,22 @@ static Dwfl *build(struct unwinder *u, struct proc_dwfl *pd, uint32_t pid,
 	return dwfl;
 }
 
-/* The process's Dwfl, built anew when its mappings have changed. */
+/* The Dwfl for this set of mappings, built the first time it is needed. */
 static struct proc_dwfl *proc_dwfl(struct unwinder *u, uint32_t pid, const struct mapping *maps,
 				   size_t n, uint64_t generation)
 {
 	bool created;
-	struct htab_entry *e = htab_upsert(u->procs, &pid, sizeof(pid), &created);
+	struct htab_entry *e = htab_upsert(u->procs, &generation, sizeof(generation), &created);
 	struct proc_dwfl *pd;
 
-	if (created)
-		e->val.p = xcalloc(1, sizeof(struct proc_dwfl));
+	if (created) {
+		pd = e->val.p = xcalloc(1, sizeof(struct proc_dwfl));
+		pd->generation = generation;
+		pd->dwfl = build(u, pd, pid, maps, n);
+		pd->checks = htab_new();
+	}
 	pd = e->val.p;
-	if (pd->dwfl && pd->generation == generation)
-		return pd;
-	dwfl_end(pd->dwfl);
-	htab_free(pd->checks);
-	pd->generation = generation;
-	pd->dwfl = build(u, pd, pid, maps, n);
-	pd->checks = htab_new();
+	pd->used = u->sweeps;
 	return pd;
 }
 
@@ -393,17 +418,17 @@ void unwinder_sweep(struct unwinder *u)
 {
 	struct htab_entry *e = htab_entries(u->procs);
 
+	/* Unused for two drains: its processes are gone or have changed. */
+	u->sweeps++;
 	for (size_t i = 0; i < htab_count(u->procs);) {
-		uint32_t pid;
-		size_t n;
-		uint64_t generation;
-		memcpy(&pid, e[i].key, sizeof(pid));
-		if (processes_maps(u->ps, pid, &n, &generation)) {
+		struct proc_dwfl *pd = e[i].val.p;
+		uint64_t generation = pd->generation;
+		if (pd->used + 2 >= u->sweeps) {
 			i++;
 			continue;
 		}
-		free_proc(e[i].val.p);
-		htab_remove(u->procs, &pid, sizeof(pid)); /* moves the last entry to i */
+		free_proc(pd);
+		htab_remove(u->procs, &generation, sizeof(generation)); /* moves the last entry to i */
 		e = htab_entries(u->procs);
 	}
 }

@@ -35,7 +35,7 @@ void unwinder_free(struct unwinder *u);
 enum unwind_status unwind(struct unwinder *u, const struct unwind_input *in, uint64_t *ips,
 			  uint32_t max, uint32_t *nr);
 
-/* Forgets the processes the process table has forgotten. */
+/* Forgets the sessions no sample used in the last two drains. */
 void unwinder_sweep(struct unwinder *u);
 
 #endif

@@ -26,6 +26,10 @@ struct pmap {
 struct proc {
 	struct pmap *maps;
 	size_t n, cap;
+	/* FORK: the first parent_n of the parent's mappings are this one's
+	 * too, older than its own (the parent's list only grows). */
+	struct proc *parent;
+	size_t parent_n;
 	struct jit_syms jit;
 	uint32_t generation; /* bumped by every MAP and JSYM, to invalidate cached text */
 	bool perf_map_tried; /* /tmp/perf-PID.map read (live captures only) */
@@ -200,6 +204,17 @@ static void add_map(struct symbolizer *s, const struct cap_map *m)
 	p->generation++;
 }
 
+static void add_fork(struct symbolizer *s, const struct cap_fork *f)
+{
+	struct proc *child = get_proc(s, f->pid), *parent = get_proc(s, f->ppid);
+
+	if (child == parent)
+		return;
+	child->parent = parent;
+	child->parent_n = parent->n;
+	child->generation++;
+}
+
 static void add_jsym(struct symbolizer *s, const struct cap_jsym *j)
 {
 	struct proc *p = get_proc(s, j->pid);
@@ -352,13 +367,22 @@ static void kernel_frames(struct symbolizer *s, struct buf *b, const struct stac
 	}
 }
 
+/* How many forks back a lookup goes: a forged capture may make a cycle. */
+#define MAX_FORK_DEPTH 64
+
 static struct pmap *find_map(struct proc *p, uint64_t ip)
 {
+	size_t n = p ? p->n : 0;
+
 	/* The latest mapping wins: after an exec the new image's MAP records
-	 * come after the old ones. */
-	for (size_t i = p ? p->n : 0; i-- > 0;)
-		if (ip >= p->maps[i].start && ip < p->maps[i].end)
-			return &p->maps[i];
+	 * come after the old ones, and a process's own after its parent's. */
+	for (int depth = 0; p && depth < MAX_FORK_DEPTH; depth++) {
+		for (size_t i = n; i-- > 0;)
+			if (ip >= p->maps[i].start && ip < p->maps[i].end)
+				return &p->maps[i];
+		n = p->parent_n;
+		p = p->parent;
+	}
 	return NULL;
 }
 
@@ -559,6 +583,9 @@ void symbolizer_record(struct symbolizer *s, const struct cap_record *rec)
 		break;
 	case CAP_JSYM:
 		add_jsym(s, &rec->u.jsym);
+		break;
+	case CAP_FORK:
+		add_fork(s, &rec->u.fork);
 		break;
 	case CAP_RAWSTACK:
 		/* The stacks were unwound when sampled; the bytes are for

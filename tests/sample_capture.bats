@@ -291,3 +291,21 @@ within() {
 	! prof-symbolize "$TMP/cap2.prof" | grep -q hotJsFunction
 	find /tmp -maxdepth 1 -name 'perf-*.map' -newer "$TMP/jit.js" -delete
 }
+
+@test "children forked without exec: one FORK record each, and their frames resolve through the parent's" {
+	require_root
+	# A prefork server: three children running the parent's code.
+	prof-sample -F 499 --user-only -o "$TMP/cap.prof" -- perl -e 'for (1..3) { last unless fork }
+		my $e = time + 2; while (time < $e) { my $x = join ",", map { $_ * 2 } 1..1000 } wait'
+	# FORK records: type 11, an 8-byte payload.
+	forks=$(od -An -tx1 -v -w1 "$TMP/cap.prof" | tr -d ' \n' | grep -o '0b00000008000000' | wc -l)
+	echo "FORK records: $forks"
+	[ "$forks" -ge 3 ]
+	prof-symbolize "$TMP/cap.prof" > "$TMP/frames.txt"
+	# Every perl process, the children included, resolved to perl's own
+	# functions: four pids.
+	awk '/^perl / { split($2, ids, "/"); pid = ids[1] } /Perl_runops_standard/ { seen[pid] = 1 }
+		END { for (q in seen) n++; print n + 0 }' "$TMP/frames.txt" > "$TMP/n"
+	echo "processes resolved: $(cat "$TMP/n")"
+	[ "$(cat "$TMP/n")" -eq 4 ]
+}

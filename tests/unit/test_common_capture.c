@@ -34,6 +34,7 @@ static void write_sample_capture(void)
 					      .count = 5, .time_ns = 1000000000 });
 	capw_loss(&w, CAP_LOSS_USTACK, 3);
 	capw_jsym(&w, 10, 0x7f0000001000ull, 0x40, "LazyCompile:*fib /app.js:3", 26);
+	capw_fork(&w, 12, 10);
 	capw_end(&w, &(struct cap_end){ .duration_ns = 2, .samples = 5, .lost = 0, .stacks = 1,
 					.taken = 5 });
 	capw_free(&w);
@@ -52,7 +53,7 @@ TEST(header_bytes_match_the_spec)
 	CHECK(memcmp(buf, "PROFCAP\0", 8) == 0);
 	CHECK_INT(buf[8], 1);  /* major, little-endian */
 	CHECK_INT(buf[9], 0);
-	CHECK_INT(buf[10], 1); /* minor: 1 since RAWSTACK */
+	CHECK_INT(buf[10], 2); /* minor: 1 since RAWSTACK, 2 since FORK */
 	/* The first record is INFO (type 1) with an 8-byte header. */
 	CHECK_INT(buf[16], 1);
 	CHECK_INT(buf[17] | buf[18] | buf[19], 0);
@@ -123,6 +124,11 @@ TEST(round_trip_every_record)
 	CHECK(rec.u.jsym.start == 0x7f0000001000ull);
 	CHECK_INT(rec.u.jsym.size, 0x40);
 	CHECK(rec.u.jsym.name.len == 26 && memcmp(rec.u.jsym.name.s, "LazyCompile:*fib /app.js:3", 26) == 0);
+
+	CHECK_INT(capr_next(&r, &rec), CAPR_OK);
+	CHECK_INT(rec.type, CAP_FORK);
+	CHECK_INT(rec.u.fork.pid, 12);
+	CHECK_INT(rec.u.fork.ppid, 10);
 
 	CHECK_INT(capr_next(&r, &rec), CAPR_OK);
 	CHECK_INT(rec.type, CAP_END);
