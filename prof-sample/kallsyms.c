@@ -38,8 +38,9 @@ bool kallsyms_load(struct kallsyms *ks, const char *path)
 
 		if (line[n - 1] == '\n')
 			line[--n] = '\0';
+		errno = 0;
 		addr = strtoull(line, &end, 16);
-		if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
+		if (end == line || errno == ERANGE || end[0] != ' ' || !end[1] || end[2] != ' ')
 			continue;
 		type = end[1];
 		name = end + 3;
@@ -88,7 +89,9 @@ bool kallsyms_load(struct kallsyms *ks, const char *path)
 	/* kallsyms has no sizes: a symbol ends where the next one starts.
 	 * The last one gets a page, which is as much as perf assumes. */
 	for (size_t i = 0; i < ks->n; i++)
-		ks->syms[i].end = i + 1 < ks->n ? ks->syms[i + 1].start : ks->syms[i].start + 4096;
+		ks->syms[i].end = i + 1 < ks->n		      ? ks->syms[i + 1].start
+				  : ks->syms[i].start > UINT64_MAX - 4096 ? UINT64_MAX
+									  : ks->syms[i].start + 4096;
 	return true;
 }
 

@@ -283,7 +283,8 @@ struct module *modules_get(struct modules *m, const struct cap_map *map, uint32_
 	const char *base;
 
 	key[0] = (char)map->build_id_len;
-	memcpy(key + 1, map->build_id, map->build_id_len);
+	if (map->build_id_len)
+		memcpy(key + 1, map->build_id, map->build_id_len);
 	memcpy(key + 1 + map->build_id_len, map->path.s, plen);
 	e = htab_upsert(m->byid, key, klen, &created);
 	free(key);
