@@ -22,6 +22,7 @@ setup() {
 teardown() {
 	[ -n "${APID:-}" ] && kill "$APID" 2>/dev/null
 	wait 2>/dev/null || true
+	[ -n "${FUSE_MODE:-}" ] && chmod "$FUSE_MODE" /dev/fuse
 	rm -f /tmp/perf-"${APID:-x}".map
 	rm -rf "$TMP"
 }
@@ -201,4 +202,44 @@ peak_rss() {
 	[ "$(stat -c %s "$TMP/cap.prof")" -lt $((40 << 20)) ]
 	prof-symbolize "$TMP/cap.prof" > "$TMP/frames.txt"
 	grep -q '^storm ' "$TMP/frames.txt"
+}
+
+@test "a user's FUSE mount that refuses root cannot make root open what lies beneath" {
+	command -v bindfs >/dev/null || skip "bindfs is not installed (.ci/setup installs it)"
+	[ -c /dev/fuse ] || skip "no /dev/fuse on this host"
+	# Root's own program, in a directory only root may enter.
+	mkdir -m 0700 "$PUB/secret"
+	printf 'int secret_function(int x) { return x * 3; }\nint main(void) { volatile int y = 0; for (;;) y = secret_function(y); }\n' > "$TMP/s.c"
+	gcc -O0 -o "$PUB/secret/bin" "$TMP/s.c"
+	# The user's, of the same name, in their own directory.
+	mkdir "$PUB/mine"
+	printf 'int user_function(int x) { return x + 1; }\nint main(void) { volatile int y = 0; for (;;) y = user_function(y); }\n' > "$TMP/u.c"
+	gcc -O0 -o "$PUB/mine/bin" "$TMP/u.c"
+	chown -R $USER_ID:$USER_ID "$PUB/mine"
+	# Users may use FUSE (here only root may: the test opens it up).
+	FUSE_MODE=$(stat -c %a /dev/fuse)
+	chmod 0666 /dev/fuse
+	# In their own user and mount namespaces the user puts their
+	# directory over root's with bindfs (FUSE, which refuses root), and
+	# runs their program from there, before the capture starts.
+	setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups unshare -Urm sh -c \
+		"bindfs -o nonempty --no-allow-other '$PUB/mine' '$PUB/secret' && exec '$PUB/secret/bin'" &
+	APID=$!
+	for _ in $(seq 50); do
+		grep -q "$PUB/secret/bin" "/proc/$APID/maps" 2>/dev/null && break
+		sleep 0.1
+	done
+	grep -q "$PUB/secret/bin" "/proc/$APID/maps"
+	# Root cannot read it through the mount either.
+	! head -c1 "/proc/$APID/root$PUB/secret/bin" 2>/dev/null
+	run prof-sample -F 199 -d 2 -o "$TMP/cap.prof"
+	[ "$status" -eq 0 ]
+	kill "$APID"
+	prof-symbolize "$TMP/cap.prof" > "$TMP/frames.txt" 2> "$TMP/err"
+	grep -c "($PUB/secret/bin)" "$TMP/frames.txt"
+	# Root's program is not what the user ran: its name never shows.
+	! grep -q secret_function "$TMP/frames.txt"
+	# And its build-id went nowhere.
+	id=$(readelf -n "$PUB/secret/bin" | sed -nE 's/.*Build ID: ([0-9a-f]+)/\1/p')
+	! od -An -tx1 -v "$TMP/cap.prof" | tr -d ' \n' | grep -q "$id"
 }
