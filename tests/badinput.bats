@@ -405,7 +405,12 @@ check_cut() {
 	fifo=/tmp/prof-fifo-repro
 	rm -f "$fifo"
 	mkfifo "$fifo"
+	# Without a build-id to check it against, the path is not even opened.
 	run timeout 10 prof-symbolize --no-debuginfod "$BATS_TEST_DIRNAME/fixtures/badinput/symbolize-fifo.capture"
+	[ "$status" -ne 124 ]
+	[[ "$output" == *"$fifo: the capture has no build-id to check the file against"* ]]
+	# Under a --sysroot the user gave, it is, and the type check refuses it.
+	run timeout 10 prof-symbolize --no-debuginfod --sysroot / "$BATS_TEST_DIRNAME/fixtures/badinput/symbolize-fifo.capture"
 	rm -f "$fifo"
 	[ "$status" -ne 124 ]
 	[[ "$output" == *"$fifo: not a regular file (a symbolic link, a device, a FIFO)"* ]]
