@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "diag.h"
@@ -12,6 +13,18 @@
 #include "stream.h"
 
 #define DELETED " (deleted)"
+
+/* A failure (the process gone, a mapping being replaced) is not tried
+ * again for the same process sooner: the unwinder asks at every sample. */
+#define RETRY_NS (50 * 1000000ull)
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* How many files may stay open: the soft limit raised to the hard one,
  * less a margin for everything else. */
@@ -146,6 +159,10 @@ static bool check(struct mapped_file *f, const struct mapping *m, int fd, uint64
 
 	if (m->build_id_len && (len != m->build_id_len || memcmp(id, m->build_id, len) != 0))
 		return false;
+	/* The address may hold another file since (mapped anew): the inode
+	 * /proc gave tells (the device may be named otherwise). */
+	if (m->inode && ino != m->inode)
+		return false;
 	f->opened = true;
 	f->dev = dev;
 	f->ino = ino;
@@ -166,7 +183,7 @@ int mapped_files_open(struct mapped_files *mf, uint32_t pid, const struct mappin
 		*file = f;
 	if (f && f->fd >= 0)
 		return fcntl(f->fd, F_DUPFD_CLOEXEC, 0);
-	if ((f && f->failed_pid == pid) || m->path[0] != '/')
+	if ((f && f->failed_pid == pid && now_ns() - f->failed_ns < RETRY_NS) || m->path[0] != '/')
 		return -1;
 	if (mf->opener)
 		fd = opener_open(mf->opener, pid, m->start, m->end, &dev, &ino);
@@ -194,6 +211,7 @@ int mapped_files_open(struct mapped_files *mf, uint32_t pid, const struct mappin
 	}
 	if (fd < 0) {
 		f->failed_pid = pid;
+		f->failed_ns = now_ns();
 		mf->unreadable++;
 		return -1;
 	}

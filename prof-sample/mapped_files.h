@@ -28,7 +28,8 @@ struct mapped_file {
 	uint64_t dev, ino;
 	uint8_t build_id_len;
 	uint8_t build_id[BUILD_ID_MAX];
-	uint32_t failed_pid; /* the last process it could not be opened for */
+	uint32_t failed_pid; /* the last process it could not be opened for, */
+	uint64_t failed_ns;  /* and when (CLOCK_MONOTONIC): tried again later */
 	bool stored;	     /* offered to the build-id cache */
 };
 
@@ -47,7 +48,8 @@ void mapped_files_free(struct mapped_files *mf);
 
 /* The file m maps in process pid: a new descriptor (the caller closes it)
  * and, in *file if given, what is known of it; -1 if it cannot be opened
- * as the mapped file.  A failure is remembered for that process. */
+ * as the mapped file.  A failure is remembered for that process, and not
+ * tried again for it within 50 ms. */
 int mapped_files_open(struct mapped_files *mf, uint32_t pid, const struct mapping *m,
 		      struct mapped_file **file);
 

@@ -23,10 +23,13 @@ struct open_reply {
 	uint64_t dev, ino;
 };
 
-/* The inode of the regular file mapped executable at exactly [start, end)
- * in pid, from the kernel's /proc/PID/maps; 0 if there is none.  Lines are
- * in address order: the search stops past start. */
-static uint64_t exec_mapping_inode(uint32_t pid, uint64_t start, uint64_t end)
+/* The executable mapping of a regular file that holds address addr in pid,
+ * from the kernel's /proc/PID/maps: its range and inode; 0 if there is
+ * none.  The range an mmap event gave may have been split or merged with a
+ * neighbour since (the ELF loader trims its first mapping, the kernel
+ * merges adjacent ones): the mapping that holds its start is the one.
+ * Lines are in address order: the search stops past addr. */
+static uint64_t exec_mapping_at(uint32_t pid, uint64_t addr, uint64_t *start, uint64_t *end)
 {
 	char path[64], line[512];
 	uint64_t ino = 0;
@@ -47,10 +50,14 @@ static uint64_t exec_mapping_inode(uint32_t pid, uint64_t start, uint64_t end)
 		if (!at_start || sscanf(line, "%llx-%llx %7s %llx %x:%x %llu", &lo, &hi, perms, &off,
 					&major, &minor, &inode) != 7)
 			continue;
-		if (lo > start)
+		if (lo > addr)
 			break;
-		if (lo == start && hi == end && perms[2] == 'x' && inode) {
-			ino = inode;
+		if (addr < hi) {
+			if (perms[2] == 'x' && inode) {
+				ino = inode;
+				*start = lo;
+				*end = hi;
+			}
 			break;
 		}
 	}
@@ -64,15 +71,15 @@ static uint64_t exec_mapping_inode(uint32_t pid, uint64_t start, uint64_t end)
 static int open_mapped(const struct open_request *rq, struct open_reply *rp)
 {
 	char path[96];
-	uint64_t ino = exec_mapping_inode(rq->pid, rq->start, rq->end);
+	uint64_t lo, hi, ino = exec_mapping_at(rq->pid, rq->start, &lo, &hi);
 	struct statx stx;
 	struct stat st;
 	int pfd, fd;
 
 	if (!ino)
 		return -ENOENT;
-	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/map_files/%" PRIx64 "-%" PRIx64, rq->pid,
-		 rq->start, rq->end);
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/map_files/%" PRIx64 "-%" PRIx64, rq->pid, lo,
+		 hi);
 	if ((pfd = open(path, O_PATH | O_CLOEXEC)) < 0)
 		return -errno;
 	/* DONT_SYNC: a FUSE server is not asked, the cached attributes do. */

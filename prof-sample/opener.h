@@ -10,10 +10,10 @@
  * needs for another user's process: CAP_SYS_PTRACE (to read its maps and
  * follow its map_files links), CAP_CHECKPOINT_RESTORE (map_files' own
  * check) and CAP_DAC_READ_SEARCH (to read the file).  It takes no path
- * from its requests: a request names a process and an address range, and
- * the opener serves it only if the kernel's /proc/PID/maps shows an
- * executable mapping of a regular file at exactly that range, and the file
- * it opened is that one (same inode).  So a main process taken over by a
+ * from its requests: a request names a process and an address, and the
+ * opener serves it only if the kernel's /proc/PID/maps shows an executable
+ * mapping of a regular file there, and the file it opened is that one
+ * (same inode).  So a main process taken over by a
  * hostile file can read through it only files some process is running
  * code from at that moment, never /etc/shadow or another user's documents.
  */
@@ -36,9 +36,11 @@ struct opener {
 bool opener_start(struct opener *o);
 void opener_stop(struct opener *o);
 
-/* The file process pid maps executable at exactly [start, end), opened
- * read-only; its device and inode (fstat's) in *dev and *ino.  -1 if there
- * is no such mapping (any more) or the opener is not running. */
+/* The file process pid maps executable at address start (end is the end
+ * of the range it was seen mapped at; the kernel may have split or merged
+ * it since), opened read-only; its device and inode (fstat's) in *dev and
+ * *ino.  -1 if no executable file mapping holds start (any more) or the
+ * opener is not running. */
 int opener_open(struct opener *o, uint32_t pid, uint64_t start, uint64_t end, uint64_t *dev,
 		uint64_t *ino);
 
