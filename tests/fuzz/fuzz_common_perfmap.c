@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fuzz_file.h"
 #include "perf_map.h"
 
 static volatile uint64_t sink;
@@ -26,18 +27,10 @@ static void add(void *ctx, uint64_t start, uint64_t size, const char *name, size
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static char dir[64], path[96];
+	const char *dir = fuzz_file_in_dir("perf-1.map", data, size);
 	struct perf_map_cursor c = { 0 };
-	FILE *f;
 	int calls = 0;
 
-	if (!dir[0]) {
-		snprintf(dir, sizeof(dir), "/tmp/fuzz-perfmap-%d", (int)getpid());
-		mkdir(dir, 0700);
-		snprintf(path, sizeof(path), "%s/perf-1.map", dir);
-	}
-	if (!(f = fopen(path, "w")) || fwrite(data, 1, size, f) != size || fclose(f) != 0)
-		abort();
 	while (perf_map_read(dir, 1, getuid(), &c, add, NULL) == PERF_MAP_READ && c.more)
 		if (++calls > 1000)
 			abort();

@@ -8,24 +8,17 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fuzz_file.h"
 #include "kallsyms.h"
 
 static volatile uint64_t sink;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static int fd = -1;
-	static char path[64];
 	struct kallsyms ks = { 0 };
 
-	if (fd < 0) {
-		fd = memfd_create("fuzz-kallsyms", MFD_CLOEXEC);
-		if (fd < 0)
-			abort();
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	}
-	if (ftruncate(fd, 0) != 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
-		abort();
+	const char *path = fuzz_memfd_path(data, size);
+
 	if (!kallsyms_load(&ks, path))
 		return 0;
 	for (size_t i = 0; i < ks.n; i++) {

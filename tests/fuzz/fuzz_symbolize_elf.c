@@ -11,25 +11,17 @@
 #include <unistd.h>
 
 #include "elf_symtab.h"
+#include "fuzz_file.h"
 
 static volatile uint64_t sink;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static int fd = -1;
-	static char path[64];
 	static const uint8_t want[20];
 	struct elf_symtab t;
 	char why[256];
 
-	if (fd < 0) {
-		fd = memfd_create("fuzz-elf", MFD_CLOEXEC);
-		if (fd < 0)
-			abort();
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	}
-	if (ftruncate(fd, 0) != 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
-		abort();
+	const char *path = fuzz_memfd_path(data, size);
 	/* With a build-id to match (the note reader runs), then without. */
 	if (elf_symtab_load(&t, path, want, sizeof(want), why, sizeof(why)))
 		elf_symtab_free(&t);

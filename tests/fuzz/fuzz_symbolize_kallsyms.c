@@ -8,25 +8,18 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fuzz_file.h"
 #include "kernel_syms.h"
 
 static volatile uint64_t sink;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static int fd = -1;
-	static char path[64];
 	struct kernel_syms k = { 0 };
 	char why[256];
 
-	if (fd < 0) {
-		fd = memfd_create("fuzz-kallsyms", MFD_CLOEXEC);
-		if (fd < 0)
-			abort();
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	}
-	if (ftruncate(fd, 0) != 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
-		abort();
+	const char *path = fuzz_memfd_path(data, size);
+
 	if (!kernel_syms_load_kallsyms(&k, path, why, sizeof(why)))
 		return 0;
 	for (uint64_t a = 0xffffffff81000000ull; a < 0xffffffff81004000ull; a += 0x100) {

@@ -13,24 +13,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fuzz_file.h"
 #include "modules.h"
 
 static volatile uint64_t sink;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static char root[64], bin[96];
+	const char *root = fuzz_file_in_dir("app", data, size);
 	struct modules m;
 	struct resolved r[MAX_INLINE];
-	FILE *f;
 
-	if (!root[0]) {
-		snprintf(root, sizeof(root), "/tmp/fuzz-modules-%d", (int)getpid());
-		mkdir(root, 0700);
-		snprintf(bin, sizeof(bin), "%s/app", root);
-	}
-	if (!(f = fopen(bin, "w")) || fwrite(data, 1, size, f) != size || fclose(f) != 0)
-		abort();
 	modules_init(&m);
 	m.sysroot = root;
 	m.want_dwarf = true;
