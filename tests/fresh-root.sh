@@ -45,10 +45,15 @@ if ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
 fi
 git clone -q "$repo" "$dir/root/prof"
 
+# The root is entered as container runtimes enter theirs: in a mount
+# namespace of its own, made its root with pivot_root.  (A chrooted process
+# may not create user namespaces, which the tests of hostile users need.)
 run() {
-	chroot "$dir" /usr/bin/env -i HOME=/root TERM=dumb PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-		${NODE_EXTRA_CA_CERTS:+NODE_EXTRA_CA_CERTS=$NODE_EXTRA_CA_CERTS} \
-		/bin/bash -c "cd /root/prof && $1"
+	unshare --mount --propagation private /bin/sh -c '
+		cd "$1" && mkdir -p .oldroot && pivot_root . .oldroot && umount -l /.oldroot &&
+		rmdir /.oldroot && exec /usr/bin/env -i HOME=/root TERM=dumb \
+			PATH=/usr/sbin:/usr/bin:/sbin:/bin ${3:+NODE_EXTRA_CA_CERTS=$3} \
+			/bin/bash -c "cd /root/prof && $2"' sh "$dir" "$1" "${NODE_EXTRA_CA_CERTS:-}"
 }
 
 status=0
