@@ -19,13 +19,23 @@ if ! command -v debootstrap >/dev/null; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
 fi
 
+# Lazily, since a busy submount of /proc would stop a plain umount; and the
+# removal never crosses into a file system still mounted there (the host's
+# /proc, /sys or /dev).
+remove_root() {
+	umount -R -l "$dir" 2>/dev/null || true
+	rm -rf --one-file-system "$dir"
+}
 cleanup() {
-	umount -R "$dir" 2>/dev/null || true
-	[ "${FRESH_KEEP:-0}" = 1 ] || rm -rf "$dir"
+	if [ "${FRESH_KEEP:-0}" = 1 ]; then
+		umount -R -l "$dir" 2>/dev/null || true
+	else
+		remove_root
+	fi
 }
 trap cleanup EXIT
 
-rm -rf "$dir"
+remove_root
 mkdir -p "$dir"
 echo "fresh-root: debootstrap bookworm into $dir" >&2
 debootstrap --variant=minbase --include=git,make,ca-certificates bookworm "$dir" "$mirror" \
