@@ -55,6 +55,12 @@ static bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
+/* perf prints addresses in lower case. */
+static bool is_xdigit_lower(char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'f');
+}
+
 static void *grow(void *p, size_t *cap, size_t need, size_t size)
 {
 	if (need <= *cap)
@@ -319,13 +325,19 @@ static void start_sample(struct perf_parser *p, const struct event_line *e)
  * knows none) on the line after a frame, indented by two spaces, and with
  * --inline marks an inlined frame by " (inlined)" at the end of that line
  * rather than of the frame's.  *slen is 0 when the line holds no
- * FILE:LINE. */
+ * FILE:LINE.  Such a line is told from a frame by its first word, which
+ * is never a bare hexadecimal address: "  libc-start.c:360 (inlined)"
+ * would otherwise read as frame "libc" of module "inlined". */
 static bool srcline(const char *s, size_t len, const char **src, size_t *slen, bool *inlined)
 {
 	static const char mark[] = " (inlined)";
-	size_t i = 2, end = len, d;
+	size_t i = 2, end = len, d, w = 2;
 
 	if (len < 3 || s[0] != ' ' || s[1] != ' ' || is_space(s[2]))
+		return false;
+	while (w < len && is_xdigit_lower(s[w]))
+		w++;
+	if (w == len || is_space(s[w]))
 		return false;
 	while (end > i && is_space(s[end - 1]))
 		end--;
@@ -402,6 +414,10 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 		}
 		if (s[0] == '#')
 			continue;
+		if (p->in_sample && p->after_frame && srcline(s, len, &src, &slen, &inlined)) {
+			on_srcline(p, src, slen, inlined);
+			continue;
+		}
 		/* The frame line of a sample, seen before. */
 		if (p->in_sample && cached_frame(p, s + i, len - i))
 			continue;
@@ -427,9 +443,7 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 			    parse_frame_line_nodso(s + i, len - i, &f)) {
 				if (!on_frame(p, &f, s + i, len - i))
 					diag_bad_line(&d, p->o, r->lineno, TOO_LONG);
-			} else if (p->after_frame && srcline(s, len, &src, &slen, &inlined))
-				on_srcline(p, src, slen, inlined);
-			else
+			} else
 				diag_bad_line(&d, p->o, r->lineno,
 					      "unrecognized frame line");
 			continue;

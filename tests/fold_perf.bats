@@ -1,0 +1,108 @@
+#!/usr/bin/env bats
+# prof-fold on real perf script output the team captured
+# (tests/fixtures/perf/capture.sh tells how): Debian 12's perf 6.1
+# recording Debian's programs with -g, --call-graph dwarf, several events,
+# perf script -F layouts, --header, --inline with and without -F+srcline,
+# and JIT frames of a perf map.  Byte-exact with FlameGraph's
+# stackcollapse-perf.pl, whose outputs are in fixtures/perf/expected (made
+# once by capture.sh; the external corpus tests stay as an extra).
+
+bats_require_minimum_version 1.5.0
+
+FIX="$BATS_TEST_DIRNAME/fixtures/perf"
+
+# perf_case INPUT EXPECTED OPTION: folds INPUT.txt with --OPTION ("none":
+# no option) and compares with expected/EXPECTED-collapsed-OPTION.txt,
+# which must not be empty.  Only a recording of two events has something
+# to say on standard error: the samples of the event it did not fold.
+perf_case() {
+	local exp="$FIX/expected/$2-collapsed-$3.txt" arg="--$3"
+	[ "$3" = none ] && arg=
+	[ "$3" = cpu-clock ] && arg=--event-filter=cpu-clock
+	run --separate-stderr prof-fold $arg "$FIX/$1.txt"
+	[ "$status" -eq 0 ]
+	case $1:$3 in
+	events:cpu-clock | header:cpu-clock) [ -z "$stderr" ] ;;
+	events:* | header:*) [[ "$stderr" == *"folded only the first event seen, 'page-faults'; skipped "*" samples of other events such as 'cpu-clock'"* ]] ;;
+	*) [ -z "$stderr" ] ;;
+	esac
+	printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/out.txt"
+	diff -u "$exp" "$BATS_TEST_TMPDIR/out.txt" | head -20
+	cmp -s "$exp" "$BATS_TEST_TMPDIR/out.txt"
+	[ -s "$exp" ]
+}
+
+# each_option INPUT [EXPECTED]: perf_case for every option of the Perl tool.
+each_option() {
+	local opt
+	for opt in none pid tid kernel jit all addrs; do
+		echo "# --$opt"
+		perf_case "$1" "${2:-$1}" "$opt"
+	done
+}
+
+@test "perf record -a -g, default perf script: as stackcollapse-perf.pl, every option" {
+	each_option system-g
+	# Debian's code without frame pointers, and the kernel, are there.
+	grep -q '^xz;' "$FIX/expected/system-g-collapsed-none.txt"
+	[ "$(wc -l < "$FIX/expected/system-g-collapsed-none.txt")" -ge 30 ]
+	grep -q '_\[k\]' "$FIX/expected/system-g-collapsed-kernel.txt"
+}
+
+@test "perf script -F comm,tid,time,ip,sym,dso (no pid): every option" {
+	each_option fields-tid
+}
+
+@test "perf script -F with cpu, period, event and symoff: every option" {
+	each_option fields-all
+}
+
+@test "two events in one recording: the first by default, the other by --event-filter" {
+	each_option events
+	perf_case events events cpu-clock
+	! cmp -s "$FIX/expected/events-collapsed-none.txt" "$FIX/expected/events-collapsed-cpu-clock.txt"
+}
+
+@test "perf script --header: the header is skipped, the samples folded" {
+	each_option header
+	grep -q '^# captured on' "$FIX/header.txt"
+}
+
+@test "--call-graph dwarf, perf script --inline: as stackcollapse-perf.pl" {
+	each_option dwarf-inline-plain dwarf-inline
+	grep -q '^python3.11;' "$FIX/expected/dwarf-inline-collapsed-none.txt"
+}
+
+@test "--inline -F+srcline: source lines are not frames, the stacks are those without them" {
+	# The Perl tool reads "  libc-start.c:360 (inlined)" as a frame, so
+	# its reference is the same recording printed without -F+srcline.
+	each_option dwarf-inline dwarf-inline
+	grep -q '^  inlines.c:[0-9]* (inlined)$' "$FIX/dwarf-inline.txt"
+}
+
+@test "--inline marks the same frames whether perf printed (inlined) on the frame or its source line" {
+	prof-fold --inline "$FIX/dwarf-inline-plain.txt" > "$BATS_TEST_TMPDIR/plain"
+	prof-fold --inline "$FIX/dwarf-inline.txt" > "$BATS_TEST_TMPDIR/srcline"
+	cmp "$BATS_TEST_TMPDIR/plain" "$BATS_TEST_TMPDIR/srcline"
+	grep -q '^inlines;__libc_start_call_main;main;work;burn;accumulate_\[i\];square_\[i\] [0-9]*$' "$BATS_TEST_TMPDIR/plain"
+	grep -q '^inlines;__libc_start_call_main;main;work;mix;square_\[i\] [0-9]*$' "$BATS_TEST_TMPDIR/plain"
+	# Only the inlined frames are marked.
+	! grep '^inlines;' "$BATS_TEST_TMPDIR/plain" | grep -q 'burn_\[i\]\|work_\[i\]\|mix_\[i\]\|main_\[i\]'
+}
+
+@test "--context appends each frame's FILE:LINE; without it the stacks add up to --inline's" {
+	prof-fold --inline --context "$FIX/dwarf-inline.txt" > "$BATS_TEST_TMPDIR/ctx"
+	grep -q ';main:inlines.c:[0-9]*;work:inlines.c:[0-9]*;burn:inlines.c:[0-9]*;accumulate_\[i\]:inlines.c:[0-9]*' "$BATS_TEST_TMPDIR/ctx"
+	grep -q ';__libc_start_call_main:libc-start.c:58;' "$BATS_TEST_TMPDIR/ctx"
+	# perf's "??:0" adds nothing.
+	! grep -q '??' "$BATS_TEST_TMPDIR/ctx"
+	sed -E 's/:[^:;]+:[0-9]+(;| )/\1/g' "$BATS_TEST_TMPDIR/ctx" |
+		awk '{ n = $NF; $NF = ""; sub(/ $/, ""); s[$0] += n } END { for (k in s) print k, s[k] }' |
+		LC_ALL=C sort > "$BATS_TEST_TMPDIR/summed"
+	prof-fold --inline "$FIX/dwarf-inline.txt" | cmp - "$BATS_TEST_TMPDIR/summed"
+}
+
+@test "JIT frames of a perf map (Node.js --perf-basic-prof): every option" {
+	each_option jit-node
+	grep -q 'JS:.*_\[j\]' "$FIX/expected/jit-node-collapsed-jit.txt"
+}
