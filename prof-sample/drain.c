@@ -205,9 +205,12 @@ bool drain(struct drainer *d)
 	long nstacks, ncounts;
 
 	/* Flip, then give programs that read the old value time to finish;
-	 * they run for microseconds in interrupt context. */
+	 * they run for microseconds in interrupt context.  A Ctrl-C must not
+	 * cut the wait short: this may be the last drain. */
 	__atomic_store_n(&s->bss->active, set ^ 1, __ATOMIC_SEQ_CST);
-	usleep(2000);
+	struct timespec wait = { 0, 2000000 };
+	while (nanosleep(&wait, &wait) != 0 && errno == EINTR)
+		;
 	if (d->catch_up)
 		d->catch_up(d->catch_up_ctx);
 

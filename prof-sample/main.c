@@ -248,6 +248,11 @@ int main(int argc, char **argv)
 	FILE *out;
 	int status = EXIT_OK, err;
 
+	/* A Ctrl-C at any moment, even before sampling starts, gives a
+	 * complete (maybe empty) capture and status 0. */
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
 	parse_options(argc, argv, &opt);
 	verbose_libbpf = opt.verbose > 1;
 	libbpf_set_print(libbpf_print);
@@ -256,9 +261,6 @@ int main(int argc, char **argv)
 	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
 		errx(EXIT_USAGE, "this kernel has no BTF (/sys/kernel/btf/vmlinux): "
 				 "it needs CONFIG_DEBUG_INFO_BTF=y");
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGPIPE, SIG_IGN);
 	show_progress = !opt.quiet && isatty(STDERR_FILENO);
 
 	/* The command is forked first, held before its exec, so that its PID
@@ -354,7 +356,7 @@ int main(int argc, char **argv)
 	uint64_t interval = (uint64_t)(opt.interval * 1e9);
 	uint64_t deadline = opt.duration ? start + (uint64_t)(opt.duration * 1e9) : UINT64_MAX;
 	uint64_t next = start + interval;
-	while (!exiting && !(opt.command && command_done(&cmd))) {
+	while (!exiting && !(opt.command && command_done(&cmd)) && !targets_gone(&opt.targets)) {
 		uint64_t now = monotonic_ns();
 		if (now >= deadline)
 			break;

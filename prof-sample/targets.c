@@ -8,12 +8,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/pidfd.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 #include <linux/magic.h>
 
 #include "diag.h"
+#include "proc_maps.h"
 #include "profile.skel.h"
 
 static void add_ids(uint32_t **ids, size_t *n, const char *list, const char *what)
@@ -76,19 +79,35 @@ void targets_set_cpus(struct targets *t, const char *list)
 		errx(EXIT_USAGE, "invalid CPU list: '%s' (CPUs are 0 to %d)", list, t->ncpus - 1);
 }
 
+static bool has_id(const uint32_t *ids, size_t n, uint32_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
 void targets_check(struct targets *t)
 {
 	char path[64];
 	struct statfs fs;
 
-	for (size_t i = 0; i < t->npids; i++)
+	t->pidfds = t->npids ? xreallocarray(NULL, t->npids, sizeof(*t->pidfds)) : NULL;
+	for (size_t i = 0; i < t->npids; i++) {
 		if (kill((pid_t)t->pids[i], 0) != 0 && errno == ESRCH)
 			errx(EXIT_USAGE, "no such process: %u", t->pids[i]);
+		/* Its exit is then seen even if the PID is reused. */
+		t->pidfds[i] = pidfd_open((pid_t)t->pids[i], 0);
+	}
 	for (size_t i = 0; i < t->ntids; i++) {
 		/* /proc/TID exists for every thread, listed or not. */
 		snprintf(path, sizeof(path), "/proc/%u", t->tids[i]);
 		if (access(path, F_OK) != 0)
 			errx(EXIT_USAGE, "no such thread: %u", t->tids[i]);
+		if (t->npids && !has_id(t->pids, t->npids, proc_tgid(t->tids[i])))
+			errx(EXIT_USAGE, "thread %u is in none of the -p processes: with both -p "
+					 "and -t, only the listed threads of the listed processes "
+					 "are sampled", t->tids[i]);
 	}
 	t->cgroup_fd = -1;
 	if (t->cgroup) {
@@ -98,6 +117,32 @@ void targets_check(struct targets *t)
 		if (fstatfs(t->cgroup_fd, &fs) != 0 || fs.f_type != CGROUP2_SUPER_MAGIC)
 			errx(EXIT_USAGE, "%s: not a cgroup v2 directory", t->cgroup);
 	}
+}
+
+static bool process_alive(const struct targets *t, size_t i)
+{
+	if (t->pidfds[i] >= 0) {
+		struct pollfd p = { .fd = t->pidfds[i], .events = POLLIN };
+		return poll(&p, 1, 0) == 0;
+	}
+	return kill((pid_t)t->pids[i], 0) == 0 || errno == EPERM;
+}
+
+bool targets_gone(const struct targets *t)
+{
+	char path[64];
+
+	if (!t->npids && !t->ntids)
+		return false;
+	for (size_t i = 0; i < t->npids; i++)
+		if (process_alive(t, i))
+			return false;
+	for (size_t i = 0; i < t->ntids; i++) {
+		snprintf(path, sizeof(path), "/proc/%u", t->tids[i]);
+		if (access(path, F_OK) == 0)
+			return false;
+	}
+	return true;
 }
 
 void targets_configure(const struct targets *t, struct profile_bpf *skel)
@@ -142,6 +187,10 @@ bool targets_follow(struct profile_bpf *skel, uint32_t pid)
 
 void targets_free(struct targets *t)
 {
+	for (size_t i = 0; t->pidfds && i < t->npids; i++)
+		if (t->pidfds[i] >= 0)
+			close(t->pidfds[i]);
+	free(t->pidfds);
 	free(t->pids);
 	free(t->tids);
 	free(t->cpus);

@@ -18,6 +18,7 @@ struct targets {
 	int ncpus;  /* size of cpus */
 	const char *cgroup;
 	int cgroup_fd;
+	int *pidfds; /* one per -p process, -1 where pidfd_open failed */
 };
 
 /* Parsers for the option arguments; each exits EXIT_USAGE naming a bad
@@ -26,9 +27,14 @@ void targets_add_pids(struct targets *t, const char *list);
 void targets_add_tids(struct targets *t, const char *list);
 void targets_set_cpus(struct targets *t, const char *list);
 
-/* Exits EXIT_USAGE naming the first PID or TID that does not exist, a CPU
- * that is not online, or a cgroup that cannot be opened. */
+/* Exits EXIT_USAGE naming the first PID or TID that does not exist, a
+ * thread that no -p process has (-p and -t together could never match it),
+ * or a cgroup that cannot be opened.  Holds a pidfd to each -p process. */
 void targets_check(struct targets *t);
+
+/* True when -p or -t named the targets and every one of them has exited:
+ * the capture is over, as perf record -p's is.  Needs no privilege. */
+bool targets_gone(const struct targets *t);
 
 /* Sets the skeleton's filter flags; call before load. */
 void targets_configure(const struct targets *t, struct profile_bpf *skel);

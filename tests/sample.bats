@@ -106,6 +106,53 @@ teardown() {
 	[ "$after_first" -ge 20 ]
 }
 
+@test "prof-sample -p and -t stop when every target has exited, as perf record -p" {
+	require_root
+	"$PROF_WORKLOADS/chain" 1 &
+	first=$!
+	"$PROF_WORKLOADS/chain" 2 &
+	second=$!
+	# Without the stop, -d 60 would run on; timeout's 124 would say so.
+	run timeout 30 prof-sample -d 60 -p "$first,$second" -o "$TMP/cap.prof"
+	[ "$status" -eq 0 ]
+	prof-symbolize "$TMP/cap.prof" > "$TMP/frames.txt"
+	# The second ran a second longer: it was still sampled after the
+	# first had gone.
+	last_first=$(awk -v p="chain $first/" 'index($0, p) == 1 { t = $3 } END { print t + 0 }' "$TMP/frames.txt")
+	last_second=$(awk -v p="chain $second/" 'index($0, p) == 1 { t = $3 } END { print t + 0 }' "$TMP/frames.txt")
+	echo "last samples: $last_first s, $last_second s"
+	awk -v a="$last_first" -v b="$last_second" 'BEGIN { exit !(b > a + 0.5) }'
+	"$PROF_WORKLOADS/chain" 1 &
+	run timeout 30 prof-sample -d 60 -t "$!" -o "$TMP/cap.prof"
+	[ "$status" -eq 0 ]
+	prof-symbolize "$TMP/cap.prof" | grep -q '^chain '
+}
+
+@test "prof-sample refuses -p and -t that could never match" {
+	run prof-sample -d 1 -p $$ -t 1
+	[ "$status" -eq 2 ]
+	[ "$output" = "prof-sample: thread 1 is in none of the -p processes: with both -p and -t, only the listed threads of the listed processes are sampled" ]
+}
+
+@test "a SIGINT at any moment of prof-sample's life gives a complete capture and status 0" {
+	require_root
+	start_workload chain 30
+	# From before the BPF program is loaded to the middle of sampling.
+	for delay in 0.001 0.01 0.03 0.1 0.2 0.4 0.8 1.5; do
+		prof-sample -p "$WORKLOAD_PID" -d 30 > "$TMP/cap.prof" 2> "$TMP/err" &
+		pid=$!
+		sleep "$delay"
+		kill -INT "$pid"
+		st=0
+		wait "$pid" || st=$?
+		echo "SIGINT after $delay s: status $st, $(head -c 300 "$TMP/err")"
+		[ "$st" -eq 0 ]
+		run prof-symbolize -o /dev/null "$TMP/cap.prof"
+		echo "prof-symbolize: $status $output"
+		[ "$status" -eq 0 ]
+	done
+}
+
 @test "the capture's totals add up: samples written equal the END record's" {
 	require_root
 	start_workload chain 4
