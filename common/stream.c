@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
@@ -21,10 +22,19 @@ const char *input_name(const char *path)
 
 FILE *input_open(const char *path)
 {
+	struct stat st;
 	FILE *f;
 
-	if (is_std(path))
+	if (is_std(path)) {
+		/* A Ctrl-C reaches every process of a pipeline.  The capture
+		 * stops at its source, prof-sample, which then ends its
+		 * output; a stage reading a pipe finishes with what came
+		 * through it, rather than dying with its output half
+		 * written. */
+		if (fstat(STDIN_FILENO, &st) == 0 && S_ISFIFO(st.st_mode))
+			signal(SIGINT, SIG_IGN);
 		return stdin;
+	}
 	f = fopen(path, "r");
 	if (!f)
 		err(EXIT_USAGE, "%s", path);

@@ -12,7 +12,9 @@
 #include <stdio.h>
 
 /* Opens path for reading ("-" or NULL is stdin); exits EXIT_USAGE with a
- * message naming the file when it cannot be opened. */
+ * message naming the file when it cannot be opened.  When that is stdin
+ * and stdin is a pipe, SIGINT is ignored from then on: the stage finishes
+ * when its input ends. */
 FILE *input_open(const char *path);
 
 /* The name to use in diagnostics for path: "<stdin>" for stdin. */

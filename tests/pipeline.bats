@@ -49,6 +49,25 @@ check_svg() {
 	check_svg "$TMP/pipe.svg"
 }
 
+@test "Ctrl-C on the live pipeline: every stage gets SIGINT, the graph has what was captured" {
+	require_root
+	start_workload chain 20
+	# As an interactive shell runs it: the pipeline in a process group of
+	# its own, SIGINT not ignored (a background job's is), and a Ctrl-C
+	# sent to the whole group.
+	setsid perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV' bash -c '
+		prof-sample -p "$1" | prof-symbolize | prof-fold | prof-svg > "$2/live.svg"
+		echo "${PIPESTATUS[*]}" > "$2/statuses"' sh "$WORKLOAD_PID" "$TMP" &
+	leader=$!
+	for _ in $(seq 100); do [ "$(ps -o pgid= -p "$leader" 2>/dev/null | tr -d ' ')" = "$leader" ] && break; sleep 0.05; done
+	sleep 2
+	kill -INT -- "-$leader"
+	wait "$leader" || true
+	echo "statuses: $(cat "$TMP/statuses")"
+	[ "$(cat "$TMP/statuses")" = "0 0 0 0" ]
+	check_svg "$TMP/live.svg"
+}
+
 @test "offline pipeline: a saved capture symbolizes after the workload exited" {
 	require_root
 	start_workload chain 4
