@@ -34,6 +34,8 @@ struct perf_parser {
 	size_t ngroups, groups_cap;
 	char *key;
 	size_t key_cap;
+	char *name; /* a frame's name rewritten before it is tidied */
+	size_t name_cap;
 	struct frame_cache *cache; /* NULL with --skip-after */
 
 	/* The event filter. */
@@ -106,6 +108,7 @@ void perf_parser_free(struct perf_parser *p)
 	free(p->frames);
 	free(p->groups);
 	free(p->key);
+	free(p->name);
 	frame_cache_free(p->cache);
 	free(p);
 }
@@ -214,23 +217,42 @@ static const char *frame_key(const struct perf_parser *p, const char *s,
 #define STACK_MAX_BYTES (256u << 20)
 #define TOO_LONG "frame name too long once expanded"
 
+/* prof-symbolize writes code of a known file that has no symbol there
+ * "[FILE]+0xOFF" (the offset in the file): flen is the length without the
+ * offset. */
+static bool unresolved_in_file(const char *func, size_t flen, size_t len)
+{
+	return flen < len && flen >= 3 && func[0] == '[' && func[flen - 1] == ']';
+}
+
 /* Adds the frame of a parsed frame line; line[0..len) is its cache key.
  * Returns false if the frame is too long to fold. */
 static bool add_frame(struct perf_parser *p, const struct frame_line *f,
 		      const char *line, size_t len)
 {
 	size_t flen = strip_offset(f->func, f->func_len), n = 0, pieces = 0;
+	const char *func = f->func;
 	bool inlined = false;
+
+	if (p->o->include_addrs && unresolved_in_file(f->func, flen, f->func_len)) {
+		/* "[FILE]+0xOFF" is shown "[FILE+0xOFF]". */
+		p->name = grow(p->name, &p->name_cap, f->func_len, 1);
+		memcpy(p->name, f->func, flen - 1);
+		memcpy(p->name + flen - 1, f->func + flen, f->func_len - flen);
+		p->name[f->func_len - 1] = ']';
+		func = p->name;
+		flen = f->func_len;
+	}
 
 	/* perf script prints an inlined function "ADDR NAME (inlined)". */
 	if (f->mod_len == 7 && memcmp(f->mod, "inlined", 7) == 0)
 		inlined = p->o->inline_annotate;
 	/* Perl skips "(...)" symbols (process names); like its split, it
 	 * finds no frame in a symbol that is only "->"s. */
-	if (!(flen > 0 && f->func[0] == '(')) {
+	if (!(flen > 0 && func[0] == '(')) {
 		pieces = flen;
-		while (pieces >= 2 && f->func[pieces - 2] == '-' &&
-		       f->func[pieces - 1] == '>')
+		while (pieces >= 2 && func[pieces - 2] == '-' &&
+		       func[pieces - 1] == '>')
 			pieces -= 2;
 	}
 	if (pieces > 0) {
@@ -238,8 +260,7 @@ static bool add_frame(struct perf_parser *p, const struct frame_line *f,
 		if (bound > FRAME_MAX_BYTES || p->frames_len + bound > STACK_MAX_BYTES)
 			return false;
 		p->frames = grow(p->frames, &p->frames_cap, p->frames_len + bound, 1);
-		n = tidy_frame(f, f->func, flen, p->java, inlined, p->o,
-			       p->frames + p->frames_len);
+		n = tidy_frame(f, func, flen, p->java, inlined, p->o, p->frames + p->frames_len);
 		add_group(p, n);
 	}
 	if (p->cache) {

@@ -4,7 +4,9 @@
  *
  *   - the symbol offset "+0x1f" is dropped;
  *   - "[unknown]" becomes the module's base name in brackets, "[libc.so.6]",
- *     with --addrs "[libc.so.6 <7f00c0de>]";
+ *     with --addrs "[libc.so.6 <7f00c0de>]"; prof-symbolize's unresolved
+ *     "[libc.so.6]+0x2724a" becomes "[libc.so.6]", with --addrs
+ *     "[libc.so.6+0x2724a]";
  *   - "a->b->c" (Java inlining) is three frames, the later two marked _[i];
  *   - tidy_generic: ';' becomes ':', an argument list "(...)" is cut, except
  *     in Go method names "pkg.(*T).M" and "(anonymous namespace)", and
@@ -16,7 +18,7 @@
  * page): argument lists are found outside template brackets, so
  * "std::function<int (int)>::operator()" keeps its template; a versioned
  * vmlinux or a kernel module .ko file is kernel code; a jitdump
- * "jitted-PID-N.so" is JIT code.
+ * "jitted-PID-N.so" is JIT code; a module "PATH (deleted)" is one module.
  */
 #include <string.h>
 
@@ -54,6 +56,34 @@ static bool ends_with(const char *s, size_t len, const char *lit)
  * white space and which is closed by a ')', and the symbol is everything
  * between (at least one character, so "ADDR  (dso)" has the symbol " ").
  */
+/* perf and prof-symbolize name a file deleted since it was mapped
+ * "PATH (deleted)": "ADDR SYMBOL (PATH (deleted))".  The Perl pattern
+ * takes "deleted" for the module and leaves "SYMBOL (PATH" for the
+ * symbol; here the module is the whole "PATH (deleted)". */
+static bool deleted_module(const char *s, size_t len, size_t p, size_t w,
+			   struct frame_line *f, size_t pc)
+{
+	static const char tail[] = " (deleted))";
+	size_t n = sizeof(tail) - 1;
+
+	if (len < p + n + 3 || memcmp(s + len - n, tail, n) != 0)
+		return false;
+	const char *end = s + len - n, *open = memrchr(s + p + 1, '(', (size_t)(end - s - p - 1));
+	if (!open || open[-1] != ' ' || open + 1 == end ||
+	    memchr(open, ' ', (size_t)(end - open)) || memchr(open, '\t', (size_t)(end - open)))
+		return false;
+	size_t k = (size_t)(open - s), sp = k - 1, fs = w < sp ? w : sp - 1;
+	if (sp < p + 1)
+		return false;
+	f->pc = s + pc;
+	f->pc_len = p - pc;
+	f->func = s + fs;
+	f->func_len = sp - fs;
+	f->mod = open + 1;
+	f->mod_len = len - k - 2;
+	return true;
+}
+
 bool parse_frame_line(const char *s, size_t len, struct frame_line *f)
 {
 	size_t i = 0, pc, p, w, close = 0;
@@ -70,6 +100,8 @@ bool parse_frame_line(const char *s, size_t len, struct frame_line *f)
 	while (i < len && is_space(s[i]))
 		i++;
 	w = i;
+	if (deleted_module(s, len, p, w, f, pc))
+		return true;
 	/* The common case: "... (DSO)" with no space in DSO. */
 	if (len > p + 3 && s[len - 1] == ')') {
 		const char *open = memrchr(s + p + 2, '(', len - p - 3);
@@ -365,9 +397,12 @@ size_t tidy_frame(const struct frame_line *f, const char *func, size_t func_len,
 			const char *name = "unknown";
 			size_t nlen = 7;
 			if (!(f->mod_len == 9 && memcmp(f->mod, "[unknown]", 9) == 0)) {
-				const char *slash = memrchr(f->mod, '/', f->mod_len);
+				size_t mlen = f->mod_len;
+				if (ends_with(f->mod, mlen, " (deleted)"))
+					mlen -= 10;
+				const char *slash = memrchr(f->mod, '/', mlen);
 				name = slash ? slash + 1 : f->mod;
-				nlen = f->mod_len - (size_t)(name - f->mod);
+				nlen = mlen - (size_t)(name - f->mod);
 			}
 			*w++ = '[';
 			w = put(w, name, nlen);

@@ -11,14 +11,52 @@
 #include "diag.h"
 #include "stream.h"
 
+static size_t leading_underscores(const char *name)
+{
+	size_t n = 0;
+
+	while (name[n] == '_')
+		n++;
+	return n;
+}
+
+/* Which of two aliases to show, by perf's choose_best_symbol() with one
+ * rule added: a name that had a version loses to one that did not.
+ * Negative if x is the worse. */
+static int alias_rank(const struct elf_sym *x, const struct elf_sym *y)
+{
+	size_t ux, uy, lx, ly;
+
+	if ((x->size == 0) != (y->size == 0))
+		return x->size == 0 ? -1 : 1;
+	if ((x->bind == STB_WEAK) != (y->bind == STB_WEAK))
+		return x->bind == STB_WEAK ? -1 : 1;
+	if ((x->bind == STB_GLOBAL) != (y->bind == STB_GLOBAL))
+		return x->bind == STB_GLOBAL ? 1 : -1;
+	if (x->versioned != y->versioned)
+		return x->versioned ? -1 : 1;
+	ux = leading_underscores(x->name);
+	uy = leading_underscores(y->name);
+	if (ux != uy)
+		return ux > uy ? -1 : 1;
+	lx = strlen(x->name);
+	ly = strlen(y->name);
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
+	/* Names lie in one buffer in the order the symbols were read: the
+	 * first in the symbol table wins. */
+	return x->name > y->name ? -1 : x->name < y->name;
+}
+
+/* By address; aliases from the worst to the best, since a lookup finds the
+ * last symbol at or below an address. */
 static int by_addr(const void *a, const void *b)
 {
 	const struct elf_sym *x = a, *y = b;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	/* At equal addresses keep the sized symbol first. */
-	return (x->size == 0) - (y->size == 0);
+	return alias_rank(x, y);
 }
 
 bool elf_symtab_add_segments(struct elf_symtab *t, Elf *elf)
@@ -83,15 +121,21 @@ size_t elf_symtab_add_symbols(struct elf_symtab *t, Elf *elf, Elf64_Word type)
 			t->symcap = t->symcap ? t->symcap * 2 : 1024;
 			t->syms = xreallocarray(t->syms, t->symcap, sizeof(*t->syms));
 		}
-		size_t len = strlen(name) + 1;
-		if (t->strused + len > t->strcap) {
-			t->strcap = (t->strcap ? t->strcap * 2 : 65536) + len;
+		/* glibc's .symver aliases are named "NAME@VERSION" or
+		 * "NAME@@VERSION" in .symtab; the version is not part of the
+		 * function's name. */
+		const char *at = strchr(name + 1, '@');
+		size_t len = at ? (size_t)(at - name) : strlen(name);
+		if (t->strused + len + 1 > t->strcap) {
+			t->strcap = (t->strcap ? t->strcap * 2 : 65536) + len + 1;
 			t->strings = xrealloc(t->strings, t->strcap);
 		}
 		memcpy(t->strings + t->strused, name, len);
+		t->strings[t->strused + len] = '\0';
 		t->syms[t->nsyms++] = (struct elf_sym){ s.st_value, s.st_size,
-							(const char *)(uintptr_t)t->strused };
-		t->strused += len;
+							(const char *)(uintptr_t)t->strused,
+							GELF_ST_BIND(s.st_info), at != NULL };
+		t->strused += len + 1;
 		added++;
 	}
 	return added;

@@ -12,7 +12,9 @@
 
 struct elf_sym {
 	uint64_t addr, size;
-	const char *name;
+	const char *name; /* without a symbol version ("free", not "free@GLIBC_2.2.5") */
+	uint8_t bind;	  /* STB_LOCAL, STB_GLOBAL, STB_WEAK... */
+	bool versioned;	  /* the symbol table's name had a version */
 };
 
 struct elf_seg {
@@ -50,7 +52,11 @@ bool elf_has_section(Elf *elf, Elf64_Word type);
 /* The virtual address at file offset off, through the PT_LOAD segments. */
 bool elf_symtab_vaddr(const struct elf_symtab *t, uint64_t off, uint64_t *vaddr);
 
-/* The function symbol containing vaddr, honouring sizes, or NULL. */
+/* The function symbol containing vaddr, honouring sizes, or NULL.  Of
+ * aliases (symbols at one address), the one perf's rules choose: sized,
+ * not weak, global, then (our addition) without a version, then with the
+ * fewest leading underscores and the longest name.  So glibc's free is
+ * "free", not "cfree@GLIBC_2.2.5" nor "__libc_free". */
 const struct elf_sym *elf_symtab_find(const struct elf_symtab *t, uint64_t vaddr);
 
 #endif

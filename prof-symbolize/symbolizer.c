@@ -289,7 +289,8 @@ static const struct stack *find_stack(struct symbolizer *s, uint32_t id)
 }
 
 /* One frame line: `\tADDR SYMBOL+0xOFF (DSO)`, perf script's form.  An
- * unresolved frame in a known module is MODULE+0xFILEOFFSET; inlined
+ * unresolved frame in a known module is [MODULE]+0xFILEOFFSET: brackets
+ * say "unknown" to every reader, and folding drops the offset; inlined
  * frames end in " (inlined)" instead of the dso, and --lines adds perf's
  * "\n  FILE:LINE" after the symbol and dso. */
 static void frame_line(struct symbolizer *s, struct buf *b, uint64_t ip, const struct resolved *r,
@@ -307,8 +308,9 @@ static void frame_line(struct symbolizer *s, struct buf *b, uint64_t ip, const s
 		buf_hex(b, r->off, 0);
 	} else if (module) {
 		s->unresolved++;
+		buf_add(b, "[", 1);
 		buf_clean(b, module, strlen(module));
-		buf_add(b, "+0x", 3);
+		buf_add(b, "]+0x", 4);
 		buf_hex(b, fileoff, 0);
 	} else {
 		s->unresolved++;

@@ -288,3 +288,22 @@ a;f 2" ]
 	run prof-fold --inline --context "$BATS_TEST_DIRNAME/fixtures/fold/inline-srcline.txt"
 	[ "$output" = "demo;burn:demo.c:40;sum_squares_[i]:math.h:12 3" ]
 }
+
+@test "unresolved code of a known file folds as [FILE], apart from the process name; --addrs keeps its offset" {
+	# prof-symbolize's form for code of a file with no symbol there.
+	printf 'xz 9/9 1.0: 1 cpu-clock:\n\t    5601 [xz]+0x1a40 (/usr/bin/xz)\n\t    5602 [xz]+0x1b00 (/usr/bin/xz)\n\t    7f00 lzma_code+0x10 (/usr/lib/liblzma.so.5)\n\nxz 9/9 1.1: 2 cpu-clock:\n\t    5603 [xz]+0x1a80 (/usr/bin/xz)\n\t    5602 [xz]+0x1b00 (/usr/bin/xz)\n\t    7f00 lzma_code+0x10 (/usr/lib/liblzma.so.5)\n\n' > "$TMP/u.txt"
+	run prof-fold "$TMP/u.txt"
+	[ "$status" -eq 0 ]
+	[ "$output" = "xz;lzma_code;[xz];[xz] 3" ]
+	run prof-fold --addrs "$TMP/u.txt"
+	[ "$output" = "xz;lzma_code;[xz+0x1b00];[xz+0x1a40] 1
+xz;lzma_code;[xz+0x1b00];[xz+0x1a80] 2" ]
+}
+
+@test "a file deleted while it ran is one module: no offsets or spaces left in the frames" {
+	printf 'app 7/7 1.0: 1 cpu-clock:\n\t    5601 leaf_a+0x1c (/tmp/x/app (deleted))\n\t    5602 main+0x83 (/tmp/x/app (deleted))\n\napp 7/7 1.1: 1 cpu-clock:\n\t    5603 leaf_a+0x20 (/tmp/x/app (deleted))\n\t    5602 main+0x83 (/tmp/x/app (deleted))\n\t    5604 [unknown] (/tmp/x/app (deleted))\n\n' > "$TMP/d.txt"
+	run prof-fold "$TMP/d.txt"
+	[ "$status" -eq 0 ]
+	[ "$output" = "app;[app];main;leaf_a 1
+app;main;leaf_a 1" ]
+}

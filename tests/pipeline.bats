@@ -106,3 +106,15 @@ check_svg() {
 	[ "$(shape "$TMP/real.txt")" = "$(printf 'BLANK\nCOMMENT\nEVENT\nFRAME')" ]
 	[ "$(shape "$BATS_TEST_DIRNAME/fixtures/symbolized.txt")" = "$(printf 'BLANK\nCOMMENT\nEVENT\nFRAME')" ]
 }
+
+@test "Debian's xz: code without symbols folds as [xz], never as the process name" {
+	require_root
+	head -c 20000000 /dev/urandom > "$TMP/data"
+	prof-sample -F 999 -o "$TMP/cap.prof" -- xz -6 -T1 -c "$TMP/data" > /dev/null
+	prof-symbolize "$TMP/cap.prof" | prof-fold > "$TMP/out.folded"
+	grep -q '^xz;.*\[xz\]' "$TMP/out.folded"
+	! grep -qE '^xz;(.*;)?xz(;| )' "$TMP/out.folded"
+	# --addrs tells the unresolved functions apart by their file offset.
+	prof-symbolize "$TMP/cap.prof" | prof-fold --addrs > "$TMP/addrs.folded"
+	[ "$(grep -oE '\[xz\+0x[0-9a-f]+\]' "$TMP/addrs.folded" | sort -u | wc -l)" -ge 5 ]
+}

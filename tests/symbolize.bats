@@ -89,7 +89,7 @@ capture_chain() {
 	[[ "$output" == *"$TMP/chain: build-id differs from the capture's (file replaced?); its frames stay unresolved"* ]]
 	! grep -q ' burn_cpu+' "$TMP/frames.txt"
 	# They keep their module and file offset instead.
-	grep -qE "^	 +[0-9a-f]+ chain\+0x[0-9a-f]+ \($TMP/chain\)$" "$TMP/frames.txt"
+	grep -qE "^	 +[0-9a-f]+ \[chain\]\+0x[0-9a-f]+ \($TMP/chain\)$" "$TMP/frames.txt"
 	# The cache kept the program that ran.
 	run prof-symbolize -o "$TMP/cached.txt" "$TMP/cap.prof"
 	[ "$status" -eq 0 ]
@@ -115,4 +115,19 @@ capture_chain() {
 	prof-symbolize cap.prof > frames.txt
 	grep -qE '^	 +[0-9a-f]+ \[unknown\] \(\[unknown\]\)$' frames.txt
 	! grep -q ' ()$' frames.txt
+}
+
+@test "glibc's aliases: the name perf's rules choose, never a symbol version" {
+	require_root
+	# Debian's libc with its debug file (libc6-dbg): malloc and free are
+	# each known by four or five names, two of them versioned.
+	printf '#include <stdlib.h>\nvoid *volatile p;\nint main(void) { for (long i = 0; i < 40000000; i++) { p = malloc(32 + (i & 255)); free(p); } return 0; }\n' > "$TMP/m.c"
+	gcc -O1 -o "$TMP/m" "$TMP/m.c"
+	prof-sample -F 999 -o "$TMP/cap.prof" -- "$TMP/m"
+	prof-symbolize "$TMP/cap.prof" > "$TMP/frames.txt"
+	! grep -E '^	' "$TMP/frames.txt" | grep -q '@'
+	grep -qE '^	 +[0-9a-f]+ free\+0x[0-9a-f]+ \(/usr/lib/x86_64-linux-gnu/libc.so.6\)$' "$TMP/frames.txt"
+	grep -qE '^	 +[0-9a-f]+ __libc_start_main\+0x[0-9a-f]+ \(/usr/lib/x86_64-linux-gnu/libc.so.6\)$' "$TMP/frames.txt"
+	! grep -qE ' (cfree|__libc_free|__GI___libc_free|__free)\+' "$TMP/frames.txt"
+	prof-fold --filter=';free(;|$)' < "$TMP/frames.txt" | grep -q '^m;'
 }

@@ -136,7 +136,7 @@ make_stripped() {
 	pick_addresses "$TMP/prog.full" > "$TMP/addrs"
 	"$PROF_WORKLOADS/mkcapture" "$TMP/prog" < "$TMP/addrs" | prof-symbolize > "$TMP/out.txt"
 	! grep -qE ' (burn|mix|work)\+' "$TMP/out.txt"
-	grep -q ' prog+0x' "$TMP/out.txt"
+	grep -q ' \[prog\]+0x' "$TMP/out.txt"
 }
 
 @test "a stripped binary with MiniDebugInfo resolves its local functions" {

@@ -68,7 +68,7 @@ start_debuginfod() {
 	# Without DEBUGINFOD_URLS, nothing to find: module+offset.
 	DEBUGINFOD_URLS= prof-symbolize "$TMP/cap.prof" > "$TMP/none.txt"
 	! grep -q ' burn+' "$TMP/none.txt"
-	grep -q ' prog+0x' "$TMP/none.txt"
+	grep -q ' \[prog\]+0x' "$TMP/none.txt"
 	export DEBUGINFOD_URLS="http://127.0.0.1:$PORT"
 	# --no-debuginfod does not ask.
 	prof-symbolize --no-debuginfod "$TMP/cap.prof" > "$TMP/asked-not.txt"

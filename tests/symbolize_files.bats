@@ -43,7 +43,7 @@ teardown() {
 	[ "$status" -eq 0 ]
 	[ "$output" = "prof-symbolize: $TMP/chain (deleted): No such file or directory; its frames stay unresolved" ]
 	! grep -q ' burn_cpu+' "$TMP/dead.txt"
-	grep -qE "^	 +[0-9a-f]+ chain\+0x[0-9a-f]+ \($TMP/chain \(deleted\)\)$" "$TMP/dead.txt"
+	grep -qE "^	 +[0-9a-f]+ \[chain\]\+0x[0-9a-f]+ \($TMP/chain \(deleted\)\)$" "$TMP/dead.txt"
 }
 
 @test "a process in another mount namespace resolves through /proc/PID/root, then from the cache" {
@@ -69,7 +69,7 @@ teardown() {
 	prof-symbolize "$TMP/cap.prof" > "$TMP/cached.txt"
 	grep -qE "^	 +[0-9a-f]+ burn_cpu\+0x[0-9a-f]+ \([^)]*$TMP/ns/chain\)$" "$TMP/cached.txt"
 	PROF_BUILD_ID_DIR=$TMP/empty prof-symbolize "$TMP/cap.prof" > "$TMP/dead.txt" 2> /dev/null
-	grep -qE "^	 +[0-9a-f]+ chain\+0x[0-9a-f]+ \([^)]*$TMP/ns/chain\)$" "$TMP/dead.txt"
+	grep -qE "^	 +[0-9a-f]+ \[chain\]\+0x[0-9a-f]+ \([^)]*$TMP/ns/chain\)$" "$TMP/dead.txt"
 }
 
 @test "vdso frames resolve on the capture's host" {
@@ -115,7 +115,7 @@ teardown() {
 	run prof-symbolize "$TMP/cap.prof"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"prof-symbolize: /opt/app/prog: No such file or directory; its frames stay unresolved"* ]]
-	[[ "$output" == *" prog+0x"*" (/opt/app/prog)"* ]]
+	[[ "$output" == *" [prog]+0x"*" (/opt/app/prog)"* ]]
 	# The binary under the sysroot, its debug file (debuglink) under the
 	# sysroot's /usr/lib/debug.
 	run prof-symbolize --sysroot "$TMP/root" --inline --lines "$TMP/cap.prof"
