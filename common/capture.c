@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "input_kind.h"
 
 static const char *const loss_names[CAP_LOSS_MAX] = {
 	[CAP_LOSS_KSTACK] = "kernel-stack",
@@ -282,8 +283,11 @@ enum capr_status capr_open(struct cap_reader *r, FILE *f)
 	got = read_full(r, h, sizeof(h));
 	if (ferror(f))
 		return fail(r, CAPR_IOERR, "read error: %s", strerror(errno));
-	if (got < 8 || memcmp(h, CAP_MAGIC, 8) != 0)
-		return fail(r, CAPR_CORRUPT, "not a prof capture (bad magic)");
+	if (got < 8 || memcmp(h, CAP_MAGIC, 8) != 0) {
+		const char *hint = input_kind_hint(input_kind((const char *)h, got));
+		return fail(r, CAPR_CORRUPT, "not a prof capture (bad magic)%s%s",
+			    hint ? "; " : "", hint ? hint : "");
+	}
 	if (got < sizeof(h))
 		return fail(r, CAPR_TRUNCATED, "truncated header at byte %zu", got);
 	r->major = (uint16_t)le_get(h + 8, 2);

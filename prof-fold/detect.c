@@ -5,11 +5,13 @@
  * the first line that is neither a comment nor blank decides: a folded line
  * ends with a space and a count and is not followed by an indented frame
  * line; anything else is read as perf script output, whose reader reports
- * what it cannot parse.
+ * what it cannot parse.  A capture, a perf.data file or an SVG is refused
+ * by name.
  */
 #include <string.h>
 
 #include "fold.h"
+#include "input_kind.h"
 
 #define SYMBOLIZE_MAGIC "# prof-symbolize frames v"
 
@@ -43,18 +45,21 @@ static bool ends_with_count(const char *s, size_t len)
 	return digits > 0 && i > 0 && s[i - 1] == ' ';
 }
 
-enum fold_format detect_format(const char *buf, size_t len, int *bad_version)
+enum fold_format detect_format(const char *buf, size_t len, const char **refuse)
 {
 	const char *p = buf, *end = buf + len, *line = NULL;
 	size_t n, first_len = 0;
 
-	*bad_version = 0;
+	enum input_kind k = input_kind(buf, len);
+	*refuse = k == INPUT_FRAMES ? NULL : input_kind_hint(k);
+	if (*refuse)
+		return FMT_PERF;
 	if (len >= sizeof(SYMBOLIZE_MAGIC) - 1 &&
 	    memcmp(buf, SYMBOLIZE_MAGIC, sizeof(SYMBOLIZE_MAGIC) - 1) == 0) {
 		const char *v = buf + sizeof(SYMBOLIZE_MAGIC) - 1;
 		if (end - v < 1 || *v != '1' ||
 		    (end - v > 1 && v[1] != '\n' && v[1] != '\r' && v[1] != ' '))
-			*bad_version = 1;
+			*refuse = "unsupported prof-symbolize frames version (this reader knows v1)";
 		return FMT_PERF;
 	}
 	while (p < end) {

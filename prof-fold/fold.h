@@ -68,7 +68,7 @@ const char *lr_peek(struct line_reader *r, size_t *len);
 
 /* Guesses the format from the start of an input.  Sets *bad_version when
  * the input is prof-symbolize frames of a version this reader refuses. */
-enum fold_format detect_format(const char *buf, size_t len, int *bad_version);
+enum fold_format detect_format(const char *buf, size_t len, const char **refuse);
 
 /* --- fold_output.c ------------------------------------------------------ */
 

@@ -91,12 +91,10 @@ static uint64_t fold_input(const char *path, const struct fold_opts *o,
 	lr_init(&r, fileno(f), input_name(path));
 	if (fmt == FMT_AUTO) {
 		size_t len;
-		int bad_version;
-		const char *head = lr_peek(&r, &len);
-		fmt = detect_format(head, len, &bad_version);
-		if (bad_version)
-			errx(EXIT_USAGE, "%s:1: unsupported prof-symbolize "
-			     "frames version (this reader knows v1)", r.name);
+		const char *refuse, *head = lr_peek(&r, &len);
+		fmt = detect_format(head, len, &refuse);
+		if (refuse)
+			errx(EXIT_USAGE, "%s:1: %s", r.name, refuse);
 	}
 	if (fmt == FMT_FOLDED)
 		bad = folded_parse_input(o, agg, &r);

@@ -118,6 +118,9 @@ static void report(const struct drain_stats *st, bool verbose)
 {
 	if (verbose)
 		warnx("%" PRIu64 " samples, %u distinct stacks", st->samples, st->stacks);
+	if (st->seen == 0)
+		warnx("no samples were taken: the targets never ran on a CPU while "
+		      "sampling (time spent blocked or asleep is not sampled)");
 	if (st->lost[CAP_LOSS_COUNT_MAP])
 		warnx("lost %" PRIu64 " of %" PRIu64 " samples: count map full "
 		      "(raise --count-storage-size)",
@@ -182,12 +185,12 @@ static uint64_t samples_lost(const struct drain_stats *st)
 
 /* The mappings of the processes already running, while prof-sample may
  * still read anyone's /proc/PID/maps; those started later come from the
- * mmap events.  A command's processes all start later. */
+ * mmap events.  A command's processes all start later (without -a). */
 static void snapshot_processes(struct processes *procs, const struct options *o)
 {
 	const struct targets *t = &o->targets;
 
-	if (o->command)
+	if (o->command && !o->all)
 		return;
 	if (!t->npids && !t->ntids) {
 		processes_snapshot_all(procs);
@@ -272,14 +275,17 @@ int main(int argc, char **argv)
 	if (!skel)
 		errx(EXIT_USAGE, "cannot open the BPF program: %s", strerror(errno));
 	targets_configure(&opt.targets, skel);
-	skel->rodata->filter_pids |= opt.command != NULL;
+	/* A command is sampled with its descendants, or with -a the whole
+	 * system while it runs (perf record -a -- COMMAND). */
+	bool follow = opt.command && !opt.all;
+	skel->rodata->filter_pids |= follow;
 	skel->rodata->include_idle = opt.idle;
 	skel->rodata->kernel_stacks = opt.kernel;
 	skel->rodata->user_stacks = opt.user;
 	skel->rodata->dwarf_unwind = opt.dwarf;
 	skel->rodata->stack_copy_size = opt.stack_size;
 	set_map_sizes(skel, &opt);
-	bpf_program__set_autoload(skel->progs.follow_fork, opt.command != NULL);
+	bpf_program__set_autoload(skel->progs.follow_fork, follow);
 	bpf_program__set_autoload(skel->progs.forget_exit, skel->rodata->filter_pids);
 	err = profile_bpf__load(skel);
 	if (err) {
@@ -291,7 +297,7 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	if (!targets_install(&opt.targets, skel) ||
-	    (opt.command && !targets_follow(skel, (uint32_t)cmd.pid))) {
+	    (follow && !targets_follow(skel, (uint32_t)cmd.pid))) {
 		status = EXIT_USAGE;
 		goto cleanup;
 	}

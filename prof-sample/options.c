@@ -21,6 +21,8 @@ static const char usage[] =
 	"      --cgroup PATH        processes in this cgroup v2 directory or below\n"
 	"  -- COMMAND [ARG]...      run COMMAND, sample it and its descendants, stop\n"
 	"                           when it exits and exit with its status\n"
+	"  -a, --all-cpus           every process (the default without targets);\n"
+	"                           with COMMAND, the whole system while it runs\n"
 	"\n"
 	"Sampling:\n"
 	"  -F, --frequency HZ       samples per second per CPU (default 99)\n"
@@ -36,6 +38,10 @@ static const char usage[] =
 	"                           the cheapest, right only where code keeps them)\n"
 	"      --stack-size BYTES   user stack copied per sample with --unwind=dwarf\n"
 	"                           (default 32768, at most 65536)\n"
+	"      --call-graph MODE[,BYTES]  perf's spelling of --unwind and\n"
+	"                           --stack-size (dwarf,16384 or fp)\n"
+	"  -g                       accepted for perf's users: stacks are always\n"
+	"                           recorded\n"
 	"\n"
 	"Capture:\n"
 	"  -o, --output FILE        write to FILE instead of stdout\n"
@@ -113,6 +119,7 @@ void parse_options(int argc, char **argv, struct options *o)
 		OPT_KEEP_STACK,
 		OPT_BUILD_ID_DIR,
 		OPT_BUILD_ID_SIZE,
+		OPT_CALL_GRAPH,
 	};
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
@@ -130,6 +137,8 @@ void parse_options(int argc, char **argv, struct options *o)
 		{ "stack-storage-size", required_argument, NULL, OPT_STACKS },
 		{ "count-storage-size", required_argument, NULL, OPT_COUNTS },
 		{ "unwind", required_argument, NULL, OPT_UNWIND },
+		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "stack-size", required_argument, NULL, OPT_STACK_SIZE },
 		{ "keep-stack-bytes", no_argument, NULL, OPT_KEEP_STACK },
 		{ "no-build-id-cache", no_argument, NULL, 'N' },
@@ -150,7 +159,7 @@ void parse_options(int argc, char **argv, struct options *o)
 	bool stack_size_set = false, storage_set = false;
 	/* "+": stop at the first non-option, so COMMAND's own options are
 	 * left alone even without "--". */
-	while ((c = getopt_long(argc, argv, "+p:t:C:F:c:d:o:NqvhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:t:C:F:c:d:o:agNqvhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			targets_add_pids(&o->targets, optarg);
@@ -206,6 +215,27 @@ void parse_options(int argc, char **argv, struct options *o)
 			else
 				errx(EXIT_USAGE, "invalid unwind mode: '%s' (fp or dwarf)", optarg);
 			break;
+		case OPT_CALL_GRAPH:
+			/* perf record's "dwarf[,SIZE]" or "fp". */
+			if (strcmp(optarg, "fp") == 0) {
+				o->dwarf = false;
+			} else if (strncmp(optarg, "dwarf", 5) == 0 &&
+				   (optarg[5] == '\0' || optarg[5] == ',')) {
+				o->dwarf = true;
+				if (optarg[5] == ',') {
+					o->stack_size = (uint32_t)parse_count(
+						optarg + 6, "stack size", 64, PROF_MAX_STACK_COPY);
+					stack_size_set = true;
+				}
+			} else
+				errx(EXIT_USAGE, "invalid call graph: '%s' (dwarf[,BYTES] or fp)",
+				     optarg);
+			break;
+		case 'a':
+			o->all = true;
+			break;
+		case 'g':
+			break;
 		case OPT_STACK_SIZE:
 			o->stack_size = (uint32_t)parse_count(optarg, "stack size", 64,
 							      PROF_MAX_STACK_COPY);
@@ -254,4 +284,7 @@ void parse_options(int argc, char **argv, struct options *o)
 		o->command = argv + optind;
 	if (o->command && (o->targets.npids || o->targets.ntids))
 		errx(EXIT_USAGE, "-p and -t cannot be combined with a COMMAND");
+	if (o->all && (o->targets.npids || o->targets.ntids || o->targets.cgroup))
+		errx(EXIT_USAGE, "-a samples every process: it cannot be combined with -p, -t "
+				 "or --cgroup");
 }

@@ -26,6 +26,7 @@ struct options {
 	uint64_t build_id_cache_size;
 	struct targets targets;
 	char **command; /* after "--", or NULL */
+	bool all;	/* -a: every process, even with a command */
 };
 
 /* Parses argv; exits 0 for --help/--version, EXIT_USAGE on errors. */

@@ -96,8 +96,13 @@ void folded_read(FILE *f, struct frame_tree *t, enum folded_role role, bool reve
 		if (line[0] == '#')
 			continue; /* comments, as in austin's output */
 		if (!folded_parse_line(line, len, &columns, &slen, &c1, &c)) {
-			if (!st->bad++)
+			if (!st->bad++) {
 				st->first_bad = lineno;
+				st->first_bad_len = len < sizeof(st->first_bad_text)
+							    ? len : sizeof(st->first_bad_text);
+				memcpy(st->first_bad_text, line, st->first_bad_len);
+			}
+			st->indented += line[0] == '\t' || line[0] == ' ';
 			continue;
 		}
 		if (slen == SIZE_MAX)

@@ -23,6 +23,9 @@ struct folded_stats {
 	size_t bad;	  /* lines skipped as malformed */
 	size_t first_bad; /* line number of the first of them */
 	int columns;	  /* 1 or 2 once a valid line was seen, else 0 */
+	size_t indented;  /* of the skipped lines, those indented (frame lines) */
+	char first_bad_text[32]; /* the start of the first skipped line */
+	size_t first_bad_len;
 };
 
 /* Parses one line (without its newline).  Returns false for a malformed

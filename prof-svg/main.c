@@ -14,6 +14,7 @@
 #include "diag.h"
 #include "folded_read.h"
 #include "frame_tree.h"
+#include "input_kind.h"
 #include "name_attr.h"
 #include "palette.h"
 #include "palette_map.h"
@@ -137,10 +138,20 @@ static void read_input(struct frame_tree *t, const char *path, enum folded_role 
 	FILE *f = input_open(path);
 	size_t bad = st->bad;
 
-	st->bad = 0;
+	size_t lines = st->lines;
+
+	st->bad = st->indented = 0;
 	folded_read(f, t, role, reverse, st);
 	if (ferror(f))
 		err(EXIT_USAGE, "%s", input_name(path));
+	if (st->bad && st->lines == lines) {
+		/* Nothing of it was stacks: say what it is. */
+		const char *hint = input_kind_hint(input_kind(st->first_bad_text, st->first_bad_len));
+		if (!hint && st->indented * 2 >= st->bad)
+			hint = "perf script output or symbolized frames: run prof-fold on it first";
+		if (hint)
+			errx(EXIT_USAGE, "%s: %s", input_name(path), hint);
+	}
 	if (st->bad) {
 		warnx("%s:%zu: skipped %zu line%s that %s not \"STACK COUNT\"%s", input_name(path),
 		      st->first_bad, st->bad, st->bad == 1 ? "" : "s", st->bad == 1 ? "is" : "are",

@@ -165,6 +165,8 @@ int main(int argc, char **argv)
 		status = EXIT_PARTIAL;
 	}
 	symbolizer_finish(&s);
+	if (status == EXIT_OK && s.samples == 0)
+		warnx("%s: the capture holds no samples (its targets never ran on a CPU)", name);
 	report(&s, opt.verbose);
 
 	symbolizer_free(&s);

@@ -415,3 +415,27 @@ check_cut() {
 	[ "$status" -ne 124 ]
 	[[ "$output" == *"$fifo: not a regular file (a symbolic link, a device, a FIFO)"* ]]
 }
+
+@test "an input given to the wrong stage is named, with what to run on it" {
+	echo 1000 | "$PROF_WORKLOADS/mkcapture" /bin/true > "$TMP/cap.prof"
+	printf 'PERFILE2\150\0\0\0\0\0\0\0' > "$TMP/perf.data"
+	printf '<?xml version="1.0"?>\n<svg></svg>\n' > "$TMP/out.svg"
+	FR="$BATS_TEST_DIRNAME/fixtures/symbolized.txt"
+	expect() { # expect STATUS MESSAGE PROGRAM ARGS...
+		local want=$1 msg=$2
+		shift 2
+		run --separate-stderr "$@"
+		echo "$*: $status: $stderr"
+		[ "$status" -eq "$want" ]
+		[ "$stderr" = "$msg" ]
+		[ -z "$output" ]
+	}
+	expect 2 "prof-fold: $TMP/cap.prof:1: a capture of prof-sample: run prof-symbolize on it first" prof-fold "$TMP/cap.prof"
+	expect 2 "prof-fold: $TMP/perf.data:1: a perf.data file: run perf script on it first" prof-fold "$TMP/perf.data"
+	expect 2 "prof-fold: $TMP/out.svg:1: an SVG or XML document, not stacks" prof-fold "$TMP/out.svg"
+	expect 2 "prof-svg: $TMP/cap.prof: a capture of prof-sample: run prof-symbolize on it first" prof-svg "$TMP/cap.prof"
+	expect 2 "prof-svg: $FR: perf script output or symbolized frames: run prof-fold on it first" prof-svg "$FR"
+	expect 2 "prof-svg: $TMP/perf.data: a perf.data file: run perf script on it first" prof-svg "$TMP/perf.data"
+	expect 2 "prof-symbolize: $FR: not a prof capture (bad magic); symbolized frames: run prof-fold on them first" prof-symbolize "$FR"
+	expect 2 "prof-symbolize: $TMP/perf.data: not a prof capture (bad magic); a perf.data file: run perf script on it first" prof-symbolize "$TMP/perf.data"
+}

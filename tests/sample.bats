@@ -3,6 +3,8 @@
 
 load helpers
 
+bats_require_minimum_version 1.5.0
+
 setup() {
 	TMP=$(mktemp -d)
 }
@@ -35,6 +37,44 @@ teardown() {
 	run prof-sample -p 12x
 	[ "$status" -eq 2 ]
 	[[ "$output" == "prof-sample: invalid PID: '12x'" ]]
+}
+
+@test "perf's habits: -g is accepted, --call-graph sets the unwinding, -a goes with a command only" {
+	run prof-sample --call-graph lbr
+	[ "$status" -eq 2 ]
+	[ "$output" = "prof-sample: invalid call graph: 'lbr' (dwarf[,BYTES] or fp)" ]
+	run prof-sample --call-graph fp --stack-size 4096
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--stack-size and --keep-stack-bytes need --unwind=dwarf"* ]]
+	run prof-sample --call-graph dwarf,70000
+	[ "$status" -eq 2 ]
+	[ "$output" = "prof-sample: invalid stack size: '70000' (64 to 65536)" ]
+	run prof-sample -a -p 1
+	[ "$status" -eq 2 ]
+	[ "$output" = "prof-sample: -a samples every process: it cannot be combined with -p, -t or --cgroup" ]
+}
+
+@test "-a -g -- COMMAND samples the whole system while COMMAND runs; no sample is said" {
+	require_root
+	start_workload chain 6
+	prof-sample -a -g -o "$TMP/all.prof" -- sleep 1.5
+	prof-symbolize "$TMP/all.prof" > "$TMP/all.txt"
+	# The busy workload was not the command, and was sampled.
+	grep -qE "^chain $WORKLOAD_PID/" "$TMP/all.txt"
+	prof-sample -g --call-graph dwarf,8192 -o "$TMP/cmd.prof" -- sleep 1.5
+	prof-symbolize "$TMP/cmd.prof" > "$TMP/cmd.txt"
+	! grep -qE "^chain $WORKLOAD_PID/" "$TMP/cmd.txt"
+	# A process asleep all along is never sampled: both stages say so
+	# rather than leave an empty graph unexplained.
+	sleep 30 &
+	sleeper=$!
+	run --separate-stderr prof-sample -d 1 -p "$sleeper" -o "$TMP/idle.prof"
+	kill "$sleeper"
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "prof-sample: no samples were taken: the targets never ran on a CPU while sampling (time spent blocked or asleep is not sampled)" ]
+	run --separate-stderr prof-symbolize -o /dev/null "$TMP/idle.prof"
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "prof-symbolize: $TMP/idle.prof: the capture holds no samples (its targets never ran on a CPU)" ]
 }
 
 @test "prof-sample names a PID that does not exist" {

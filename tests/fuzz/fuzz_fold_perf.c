@@ -14,13 +14,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct line_reader r;
 		const char *head;
 		size_t len;
-		int bad_version;
+		const char *refuse;
 
 		agg_init(&agg);
 		p = perf_parser_new(&o, &agg);
 		fuzz_lr_init(&r, fuzz_input_fd(data, size));
 		head = lr_peek(&r, &len);
-		(void)detect_format(head, len, &bad_version);
+		(void)detect_format(head, len, &refuse);
 		perf_parse_input(p, &r);
 		perf_parser_report(p);
 		perf_parser_free(p);

@@ -99,10 +99,15 @@ TEST(frame_line)
 	/* Two spaces and no symbol: the Perl pattern makes it " ". */
 	CHECK(FR("\t7f1e2215d058  (/lib/libc-2.15.so)"));
 	CHECK_STR(str(f.func, f.func_len), " ");
-	/* A module with a space: the last " (...)" wins. */
-	CHECK(FR("\t1 f (/tmp/a (deleted))"));
+	/* A file deleted while mapped is one module (the Perl pattern
+	 * reads symbol "f (/tmp/a" of module "deleted"). */
+	CHECK(FR("\t1 f+0x1c (/tmp/a (deleted))"));
+	CHECK_STR(str(f.func, f.func_len), "f+0x1c");
+	CHECK_STR(str(f.mod, f.mod_len), "/tmp/a (deleted)");
+	/* Another module with a space: the last " (...)" wins. */
+	CHECK(FR("\t1 f (/tmp/a (old))"));
 	CHECK_STR(str(f.func, f.func_len), "f (/tmp/a");
-	CHECK_STR(str(f.mod, f.mod_len), "deleted)");
+	CHECK_STR(str(f.mod, f.mod_len), "old)");
 	/* Trailing text after the module is ignored. */
 	CHECK(FR("\t1 g (/x) tail"));
 	CHECK_STR(str(f.mod, f.mod_len), "/x");
@@ -189,23 +194,32 @@ TEST(tidy_frame)
 
 TEST(detect)
 {
-	int bad;
+	const char *bad;
 	const char *sym = "# prof-symbolize frames v1\ndemo 1/1 1.0: 1 cpu-clock:\n";
 	const char *perf = "# ====\n#\nperf 977/977 [000] 1.0: cycles: \n\tffff f (x)\n";
 	const char *folded = "a;b;c 12\na;b 3\n";
 	const char *tricky = "a;b 12\n\t1 f (/x)\n";
 
 	CHECK_INT(detect_format(sym, strlen(sym), &bad), FMT_PERF);
-	CHECK_INT(bad, 0);
+	CHECK(bad == NULL);
 	CHECK_INT(detect_format("# prof-symbolize frames v2\n", 27, &bad), FMT_PERF);
-	CHECK_INT(bad, 1);
+	CHECK(bad && strstr(bad, "unsupported prof-symbolize frames version"));
 	CHECK_INT(detect_format("# prof-symbolize frames v12\n", 28, &bad), FMT_PERF);
-	CHECK_INT(bad, 1);
+	CHECK(bad != NULL);
 	CHECK_INT(detect_format(perf, strlen(perf), &bad), FMT_PERF);
+	CHECK(bad == NULL);
 	CHECK_INT(detect_format(folded, strlen(folded), &bad), FMT_FOLDED);
 	CHECK_INT(detect_format("x 1\n", 4, &bad), FMT_FOLDED);
 	CHECK_INT(detect_format(tricky, strlen(tricky), &bad), FMT_PERF);
 	CHECK_INT(detect_format("", 0, &bad), FMT_PERF);
+	CHECK(bad == NULL);
+	/* Known inputs that are not stacks are named. */
+	detect_format("PROFCAP\0\1\0", 10, &bad);
+	CHECK(bad && strstr(bad, "run prof-symbolize on it first"));
+	detect_format("PERFILE2\x68", 9, &bad);
+	CHECK(bad && strstr(bad, "run perf script on it first"));
+	detect_format("<?xml version=\"1.0\"?>\n<svg", 27, &bad);
+	CHECK(bad && strstr(bad, "SVG"));
 }
 
 /* Opens a line reader over a file holding text. */
