@@ -101,3 +101,17 @@ setup() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 }
+
+@test "a graph taller than the window opens on its frames, controls in view" {
+	# One stack 300 deep, as a broken frame-pointer walk or deep recursion
+	# makes: the SVG is several windows tall.
+	awk 'BEGIN { for (i = 0; i < 300; i++) printf "%sf%d", i ? ";" : "", i; print " 10"; print "main;a;b 5" }' > "$TMP/deep.folded"
+	prof-svg -o "$TMP/deep.svg" "$TMP/deep.folded"
+	run node "$CHECK" tall "$TMP/deep.svg"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	prof-svg --inverted -o "$TMP/icicle.svg" "$TMP/deep.folded"
+	run node "$CHECK" tall "$TMP/icicle.svg" inverted
+	echo "$output"
+	[ "$status" -eq 0 ]
+}

@@ -311,6 +311,47 @@ const checks = {
 			await b.close();
 		}
 	},
+
+	// tall FILE [inverted]: a graph taller than the window opens on its
+	// frames (a flame graph's root at the bottom of the window; an icicle's
+	// at the top, unscrolled), the Search button and the details line stay
+	// in view wherever the page is scrolled.
+	async tall(file, inverted) {
+		const b = await open(file);
+		try {
+			// (The details line holds a space until a frame is hovered:
+			// it is given a letter to be measured.)
+			const inView = (id) => b.page.evaluate((id) => {
+				const el = document.getElementById(id), text = el.textContent;
+				if (!text.trim()) el.textContent = 'x';
+				const r = el.getBoundingClientRect();
+				el.textContent = text;
+				return r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight;
+			}, id);
+			const v = await b.page.evaluate(() => {
+				const root = document.querySelector('#frames > g[data-d="0"] rect').getBoundingClientRect();
+				return { scrollY: window.scrollY, vh: window.innerHeight,
+					H: document.documentElement.getBoundingClientRect().height,
+					rootTop: root.top, rootBottom: root.bottom };
+			});
+			console.log(`# page ${v.H.toFixed(0)} px, window ${v.vh} px, scrolled to ${v.scrollY}, root frame at ${v.rootTop.toFixed(0)}-${v.rootBottom.toFixed(0)}`);
+			expect(v.H > 2 * v.vh, 'the graph is not taller than the window');
+			expect(v.rootTop >= 0 && v.rootBottom <= v.vh, 'the root frame is not in view on load');
+			if (inverted) expect(v.scrollY === 0, 'an icicle graph was scrolled');
+			else expect(v.scrollY > 0, 'a flame graph did not scroll to its root');
+			expect(await inView('search'), 'the Search button is not in view on load');
+			expect(await inView('details'), 'the details line is not in view on load');
+			for (const y of [0, Math.floor(v.H / 2)]) {
+				await b.page.evaluate((y) => window.scrollTo(0, y), y);
+				await b.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+				expect(await inView('search'), `the Search button is not in view scrolled to ${y}`);
+				expect(await inView('details'), `the details line is not in view scrolled to ${y}`);
+			}
+			expect(b.errors.length === 0, 'page errors: ' + b.errors.join('; '));
+		} finally {
+			await b.close();
+		}
+	},
 };
 
 (async () => {
