@@ -6,9 +6,12 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "build_id.h"
 #include "capture.h"
 #include "diag.h"
+#include "modules.h"
 #include "stream.h"
 #include "symbolizer.h"
 
@@ -27,7 +30,10 @@ static const char usage[] =
 	"      --kallsyms FILE    kernel symbols of the capture's host, for kernel\n"
 	"                         addresses the capture does not name\n"
 	"      --no-debuginfod    do not ask debuginfod servers (DEBUGINFOD_URLS)\n"
-	"  -v, --verbose          report frame and loss totals on stderr\n"
+	"      --build-ids        list the files the samples ran in, \"BUILD-ID PATH\"\n"
+	"                         (as perf buildid-list), instead of the frames\n"
+	"  -v, --verbose          report frame and loss totals on stderr, and the\n"
+	"                         files whose frames stay unresolved, and why\n"
 	"  -h, --help             show this help and exit\n"
 	"  -V, --version          show the version and exit\n"
 	"\n"
@@ -36,11 +42,18 @@ static const char usage[] =
 
 struct options {
 	const char *input, *output;
-	bool verbose;
+	bool verbose, build_ids;
 	struct symbolize_opts sym;
 };
 
-enum { OPT_NO_DEMANGLE = 256, OPT_SYSROOT, OPT_DEBUG_DIR, OPT_KALLSYMS, OPT_NO_DEBUGINFOD };
+enum {
+	OPT_NO_DEMANGLE = 256,
+	OPT_SYSROOT,
+	OPT_DEBUG_DIR,
+	OPT_KALLSYMS,
+	OPT_NO_DEBUGINFOD,
+	OPT_BUILD_IDS,
+};
 
 static void parse_options(int argc, char **argv, struct options *o)
 {
@@ -53,6 +66,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
+		{ "build-ids", no_argument, NULL, OPT_BUILD_IDS },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -89,6 +103,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_NO_DEBUGINFOD:
 			o->sym.debuginfod = false;
 			break;
+		case OPT_BUILD_IDS:
+			o->build_ids = true;
+			break;
 		case 'v':
 			o->verbose = true;
 			break;
@@ -105,6 +122,57 @@ static void parse_options(int argc, char **argv, struct options *o)
 		errx(EXIT_USAGE, "more than one capture given");
 	if (optind < argc)
 		o->input = argv[optind];
+}
+
+/* With -v: the files with unresolved frames, most first, and why; and
+ * where their debug files may be found. */
+static void report_files(struct symbolizer *s)
+{
+	size_t n, shown = 0;
+	struct module **v = modules_used(&s->modules, &n);
+	bool by_id = false;
+
+	for (size_t i = 0; i < n && v[i]->unresolved; i++) {
+		by_id = by_id || (v[i]->loaded && v[i]->build_id_len);
+		if (shown++ == 10)
+			continue;
+		char *path = xstrdup(v[i]->path);
+		printable(path, strlen(path));
+		warnx("%s: %" PRIu64 " of its %" PRIu64 " frames unresolved: %s", path,
+		      v[i]->unresolved, v[i]->lookups,
+		      v[i]->why ? v[i]->why : "no symbol covers them (stripped; no debug file found)");
+		free(path);
+	}
+	if (shown > 10)
+		warnx("and %zu more files with unresolved frames (--build-ids lists every file)",
+		      shown - 10);
+	if (by_id && !getenv("DEBUGINFOD_URLS"))
+		warnx("debug files may be fetched by build-id: set DEBUGINFOD_URLS (Debian's: "
+		      "https://debuginfod.debian.net), or install the -dbgsym packages");
+	free(v);
+}
+
+/* --build-ids: what perf buildid-list prints, for the files the samples
+ * ran in. */
+static void list_build_ids(struct symbolizer *s, FILE *out)
+{
+	size_t n;
+	struct module **v = modules_used(&s->modules, &n);
+	char hex[2 * CAP_BUILD_ID_MAX + 1];
+
+	for (size_t i = 0; i < n; i++) {
+		if (v[i]->path[0] != '/' && strcmp(v[i]->path, "[vdso]") != 0)
+			continue;
+		if (v[i]->build_id_len)
+			build_id_hex(v[i]->build_id, v[i]->build_id_len, hex);
+		else
+			snprintf(hex, sizeof(hex), "%s", "-");
+		char *path = xstrdup(v[i]->path);
+		printable(path, strlen(path));
+		fprintf(out, "%s %s\n", hex, path);
+		free(path);
+	}
+	free(v);
 }
 
 static void report(const struct symbolizer *s, bool verbose)
@@ -151,8 +219,12 @@ int main(int argc, char **argv)
 	if (st != CAPR_OK)
 		errx(EXIT_USAGE, "%s: %s", name, r.error);
 	out = output_open(opt.output, false);
+	/* --build-ids symbolizes the frames only to learn the files. */
+	FILE *frames = opt.build_ids ? fopen("/dev/null", "w") : out;
+	if (!frames)
+		err(EXIT_USAGE, "/dev/null");
 
-	if (!symbolizer_init(&s, out, &opt.sym))
+	if (!symbolizer_init(&s, frames, &opt.sym))
 		exit(EXIT_USAGE);
 	while ((st = capr_next(&r, &rec)) == CAPR_OK)
 		symbolizer_record(&s, &rec);
@@ -168,6 +240,12 @@ int main(int argc, char **argv)
 	if (status == EXIT_OK && s.samples == 0)
 		warnx("%s: the capture holds no samples (its targets never ran on a CPU)", name);
 	report(&s, opt.verbose);
+	if (opt.verbose)
+		report_files(&s);
+	if (opt.build_ids) {
+		list_build_ids(&s, out);
+		fclose(frames);
+	}
 
 	symbolizer_free(&s);
 	free(opt.sym.debug_dirs);

@@ -33,6 +33,7 @@ static void module_free(struct module *mod)
 	elf_file_close(&mod->dwfile);
 	free(mod->path);
 	free(mod->name);
+	free(mod->why);
 	free(mod);
 }
 
@@ -78,6 +79,12 @@ static bool open_binary(struct modules *m, const struct cap_map *map, uint32_t p
 	if (m->sysroot) {
 		flags[n] = 0;
 		snprintf(cand[n++], sizeof(cand[0]), "%s%s", m->sysroot, path);
+		/* What was not copied (libc, say) may be this host's own
+		 * file: used only if its build-id is the capture's. */
+		if (map->build_id_len) {
+			flags[n] = O_NOFOLLOW;
+			snprintf(cand[n++], sizeof(cand[0]), "%s", path);
+		}
 	} else {
 		if (m->live && pid && deleted) {
 			flags[n] = 0;
@@ -264,6 +271,7 @@ static void load(struct modules *m, struct module *mod, const struct cap_map *ma
 		printable(shown, strlen(shown));
 		warnx("%s: %s; its frames stay unresolved", shown, why);
 		free(shown);
+		mod->why = xstrdup(why);
 	}
 	elf_file_close(&bin);
 out:
@@ -295,12 +303,39 @@ struct module *modules_get(struct modules *m, const struct cap_map *map, uint32_
 	e->val.p = mod;
 	mod->dwfile.fd = -1;
 	mod->path = xstrndup(map->path.s, plen);
+	mod->build_id_len = map->build_id_len <= sizeof(mod->build_id) ? map->build_id_len : 0;
+	memcpy(mod->build_id, map->build_id, mod->build_id_len);
 	base = strrchr(mod->path, '/');
 	mod->name = xstrdup(base && base[1] ? base + 1 : mod->path);
 	if (has_suffix(mod->name, DELETED))
 		mod->name[strlen(mod->name) - strlen(DELETED)] = '\0';
 	load(m, mod, map, pid);
 	return mod;
+}
+
+static int by_unresolved(const void *a, const void *b)
+{
+	const struct module *x = *(struct module *const *)a, *y = *(struct module *const *)b;
+
+	if (x->unresolved != y->unresolved)
+		return x->unresolved > y->unresolved ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+struct module **modules_used(struct modules *m, size_t *n)
+{
+	struct htab_entry *e = htab_entries(m->byid);
+	struct module **v = xcalloc(htab_count(m->byid) + 1, sizeof(*v));
+
+	*n = 0;
+	for (size_t i = 0; i < htab_count(m->byid); i++) {
+		struct module *mod = e[i].val.p;
+		if (mod->lookups)
+			v[(*n)++] = mod;
+	}
+	if (*n)
+		qsort(v, *n, sizeof(*v), by_unresolved);
+	return v;
 }
 
 size_t module_resolve(struct module *mod, uint64_t off, uint64_t back, bool want_inline,

@@ -2,7 +2,8 @@
  * The files that sampled code was mapped from, each opened and parsed once
  * (keyed by build-id, or by path for a file without one).
  *
- * A mapped file is looked for under --sysroot, else, while the capture's
+ * A mapped file is looked for under --sysroot (then at its path on this
+ * host, if its build-id is the capture's), else, while the capture's
  * host is this one (same boot id), through the process's own view of the
  * file system (/proc/PID/map_files for deleted files, /proc/PID/root for
  * containers), then at its path.  Whatever is found must carry the
@@ -25,8 +26,13 @@
 
 struct module {
 	char *path;	  /* as the capture names it */
-	char *name;	  /* its base name, for unresolved frames (libc.so.6+0x1a2b) */
+	char *name;	  /* its base name, for unresolved frames ([libc.so.6]+0x1a2b) */
 	bool loaded;	  /* false: missing, unreadable or not the sampled file */
+	char *why;	  /* why not, when it is not loaded */
+	uint8_t build_id[CAP_BUILD_ID_MAX];
+	size_t build_id_len;
+	uint64_t lookups, unresolved; /* its frames, and those unresolved (as the
+					 symbolizer's totals count them) */
 	struct elf_symtab symtab;
 	struct elf_file dwfile; /* the file DWARF comes from, kept open for dw */
 	Dwarf *dw;
@@ -52,6 +58,10 @@ void modules_free(struct modules *m);
 /* The module for a MAP record of process pid, loading it on first use;
  * never NULL.  A file that cannot be used is reported once. */
 struct module *modules_get(struct modules *m, const struct cap_map *map, uint32_t pid);
+
+/* The modules looked up at least once, by decreasing number of addresses
+ * left unresolved, then by path; *n is their number.  Free the array. */
+struct module **modules_used(struct modules *m, size_t *n);
 
 /* One symbolized frame; names and files stay valid while the module lives. */
 struct resolved {

@@ -432,6 +432,10 @@ static void user_frames(struct symbolizer *s, struct buf *b, uint32_t pid, struc
 		}
 		off = at - m->start + m->pgoff;
 		n = module_resolve(m->mod, off, ip - at, s->opt.inline_frames, s->opt.lines, r);
+		if (s->counting) {
+			m->mod->lookups++;
+			m->mod->unresolved += r[n - 1].name == NULL;
+		}
 		for (size_t k = 0; k < n; k++)
 			frame_line(s, b, ip, &r[k], m->mod->name[0] ? m->mod->name : NULL,
 				   off + (ip - at), m->rec.path.s);
@@ -456,6 +460,7 @@ static const char *stack_text(struct symbolizer *s, uint32_t pid, uint32_t id, b
 	if (!created && e->val.p)
 		return e->val.p;
 	uint64_t frames = s->frames, unresolved = s->unresolved;
+	s->counting = created;
 	st = find_stack(s, id);
 	if (!st && created)
 		warnx("sample refers to undefined stack %u", id);

@@ -37,6 +37,7 @@ struct symbolizer {
 	int kallsyms_state;	     /* 0 not tried, 1 loaded, -1 unavailable */
 	bool live;		     /* the capture's boot id is this host's */
 	struct modules modules;
+	bool counting;		     /* formatting a stack the first time: count */
 	struct htab *stacks;  /* stack id -> struct stack */
 	struct htab *threads; /* tid -> comm */
 	struct htab *procs;   /* pid -> struct proc */

@@ -38,7 +38,7 @@ capture_chain() {
 	printf '# prof-symbolize frames v1\n' > "$TMP/text"
 	run prof-symbolize "$TMP/text"
 	[ "$status" -eq 2 ]
-	[ "$output" = "prof-symbolize: $TMP/text: not a prof capture (bad magic)" ]
+	[ "$output" = "prof-symbolize: $TMP/text: not a prof capture (bad magic); symbolized frames: run prof-fold on them first" ]
 	run prof-symbolize < /dev/null
 	[ "$status" -eq 2 ]
 	[ "$output" = "prof-symbolize: <stdin>: not a prof capture (bad magic)" ]

@@ -109,7 +109,7 @@ make_stripped() {
 	"$PROF_WORKLOADS/mkcapture" "$TMP/prog" < "$TMP/addrs" > "$TMP/cap.prof"
 	prof-symbolize "$TMP/cap.prof" > "$TMP/none.txt"
 	! grep -q ' burn+' "$TMP/none.txt"
-	grep -qE '^	 +[0-9a-f]+ prog\+0x[0-9a-f]+ \('"$TMP"'/prog\)$' "$TMP/none.txt"
+	grep -qE '^	 +[0-9a-f]+ \[prog\]\+0x[0-9a-f]+ \('"$TMP"'/prog\)$' "$TMP/none.txt"
 	# The debuglink, beside the binary.
 	objcopy --add-gnu-debuglink="$TMP/prog.debug" "$TMP/prog"
 	check_agreement "$TMP/prog" "$TMP/prog.full"

@@ -6,6 +6,8 @@
 
 load helpers
 
+bats_require_minimum_version 1.5.0
+
 SRC="$BATS_TEST_DIRNAME/fixtures/symbolize/inlines.c"
 
 setup() {
@@ -121,6 +123,49 @@ teardown() {
 	run prof-symbolize --sysroot "$TMP/root" --inline --lines "$TMP/cap.prof"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *" burn+0x0 (/opt/app/prog)"$'\n'"  "*"inlines.c:"* ]]
+}
+
+@test "--sysroot with only the application copied: the host's libraries serve by build-id; --build-ids lists them" {
+	require_root
+	mkdir -p "$TMP/app" "$TMP/root$TMP/app"
+	cp "$PROF_WORKLOADS/chain" "$TMP/app/chain"
+	"$TMP/app/chain" 3 &
+	WORKLOAD_PID=$!
+	prof-sample -F 199 -d 1 -p "$WORKLOAD_PID" -o "$TMP/cap.prof"
+	stop_workload
+	# The other host: the application copied, this host's libc taken as it is.
+	mv "$TMP/app/chain" "$TMP/root$TMP/app/chain"
+	run --separate-stderr prof-symbolize --sysroot "$TMP/root" -o "$TMP/frames.txt" "$TMP/cap.prof"
+	[ "$status" -eq 0 ]
+	grep -qE ' burn_cpu\+0x[0-9a-f]+ \('"$TMP"'/app/chain\)$' "$TMP/frames.txt"
+	grep -qE ' __libc_start_call_main\+0x[0-9a-f]+ \(/usr/lib/x86_64-linux-gnu/libc.so.6\)$' "$TMP/frames.txt"
+	# What the capture needs, with the build-ids readelf gives.
+	run --separate-stderr prof-symbolize --build-ids "$TMP/cap.prof"
+	[ "$status" -eq 0 ]
+	echo "$output"
+	id() { readelf -n "$1" | awk '/Build ID/ { print $3 }'; }
+	[[ "$output" == *"$(id "$TMP/root$TMP/app/chain") $TMP/app/chain"* ]]
+	[[ "$output" == *"$(id /usr/lib/x86_64-linux-gnu/libc.so.6) /usr/lib/x86_64-linux-gnu/libc.so.6"* ]]
+	! grep -q '^	' <<<"$output"
+}
+
+@test "-v names the files whose frames stay unresolved, and why; and where debug files may be had" {
+	require_root
+	head -c 10000000 /dev/urandom > "$TMP/data"
+	prof-sample -N -F 999 -o "$TMP/cap.prof" -- xz -6 -T1 -c "$TMP/data" > /dev/null
+	run --separate-stderr prof-symbolize -v --no-debuginfod -o /dev/null "$TMP/cap.prof"
+	[ "$status" -eq 0 ]
+	echo "$stderr"
+	[[ "$stderr" =~ "prof-symbolize: /usr/bin/xz: "[0-9]+" of its "[0-9]+" frames unresolved: no symbol covers them (stripped; no debug file found)" ]]
+	[[ "$stderr" == *"set DEBUGINFOD_URLS"* ]]
+	# The files' counts are part of the total (the rest: [unknown] frames
+	# of no file).
+	total=$(sed -nE 's/.* frames, ([0-9]+) unresolved$/\1/p' <<<"$stderr")
+	sum=$(sed -nE 's/.*: ([0-9]+) of its [0-9]+ frames unresolved: .*/\1/p' <<<"$stderr" | paste -sd+ | bc)
+	echo "total $total, in files $sum"
+	[ "$sum" -gt 0 ] && [ "$sum" -le "$total" ]
+	DEBUGINFOD_URLS=http://127.0.0.1:9 run --separate-stderr prof-symbolize -v --no-debuginfod -o /dev/null "$TMP/cap.prof"
+	[[ "$stderr" != *"set DEBUGINFOD_URLS"* ]]
 }
 
 @test "a live capture of an -O2 binary shows its inlined frames with --inline --lines" {
