@@ -1,8 +1,13 @@
 #!/bin/sh
-# make demo: profile a bundled workload built as distributions build code
-# (optimized, without frame pointers, calling through libc's qsort) through
-# the whole pipeline, and write a flame graph whose stacks go from main down.
-# Needs root (prof-sample loads a BPF program).
+# make demo: the whole pipeline on a few seconds of a small, busy system,
+# so the first graph shows what the profiler is for: several processes,
+# each complete from its start down; code built as distributions build it
+# (a bundled workload without frame pointers calling back through libc's
+# qsort, and Debian's xz and liblzma); kernel frames (dd copying through
+# read and write); and JIT code named by a perf map (Node.js, when it is
+# installed, as the set-up installs it).  Kernel and JIT frames are
+# coloured apart, with a legend.  Needs root (prof-sample loads a BPF
+# program).
 set -eu
 out=${1:-demo.svg}
 bin=${BUILD:-build}/bin
@@ -10,9 +15,19 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "demo: prof-sample needs root (or CAP_BPF and CAP_PERFMON)" >&2
 	exit 2
 fi
-"${BUILD:-build}/workloads/nofp" 4 &
-pid=$!
-"$bin/prof-sample" -d 3 -p "$pid" | "$bin/prof-symbolize" | "$bin/prof-fold" |
-	"$bin/prof-svg" --title "prof demo: code without frame pointers" > "$out"
-wait "$pid"
+# COMMAND and everything it starts is sampled, from its first instruction.
+"$bin/prof-sample" -q -F 199 -- sh -c '
+	"$1/nofp" 3 &
+	timeout 3 dd if=/dev/zero of=/dev/null bs=64k 2>/dev/null &
+	head -c 40000000 /dev/urandom > "$2" && timeout 3 xz -6 -T1 -c "$2" > /dev/null &
+	if command -v node > /dev/null; then
+		node --perf-basic-prof -e "
+			function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+			for (const end = Date.now() + 3000; Date.now() < end;) fib(24);" &
+		node=$!
+	fi
+	wait
+	rm -f "$2" "/tmp/perf-${node:-none}.map"' sh "${BUILD:-build}/workloads" "$(mktemp)" |
+	"$bin/prof-symbolize" | "$bin/prof-fold" --all |
+	"$bin/prof-svg" --title "prof demo: processes, libraries, kernel and JIT frames" > "$out"
 echo "demo: wrote $out"
