@@ -110,8 +110,12 @@ static int resolve(int pal, const char *s, size_t len)
 			return PAL_ORANGE;
 		return PAL_RED;
 	case PAL_JS: {
+		/* flamegraph.pl draws JIT frames without a '/' aqua, the
+		 * colour of inlined frames: one colour here, the legend's. */
 		if (ends_with(s, len, "_[j]"))
-			return memchr(s, '/', len) ? PAL_GREEN : PAL_AQUA;
+			return PAL_GREEN;
+		if (ends_with(s, len, "_[i]"))
+			return PAL_AQUA;
 		if (contains(s, len, "::"))
 			return PAL_YELLOW;
 		const char *slash = memchr(s, '/', len);
@@ -174,7 +178,14 @@ static struct rgb shade(int pal, double v1, double v2, double v3)
 
 struct rgb palette_color(int pal, enum color_hash how, const char *s, size_t len)
 {
+	return palette_frame_color(pal, how, s, len, false);
+}
+
+struct rgb palette_frame_color(int pal, enum color_hash how, const char *s, size_t len,
+			       bool by_kind)
+{
 	double v1, v2, v3;
+	int p;
 
 	if (len == 2 && memcmp(s, "--", 2) == 0)
 		return rgb(160, 160, 160);
@@ -197,7 +208,13 @@ struct rgb palette_color(int pal, enum color_hash how, const char *s, size_t len
 		v3 = (double)(h >> 42 & 0x1fffff) / 0x200000;
 	}
 	}
-	return shade(resolve(pal, s, len), v1, v2, v3);
+	p = resolve(pal, s, len);
+	/* The hot palette's user frames span red to yellow through the
+	 * kernel's orange: with a legend they are red, as async-profiler
+	 * draws native code. */
+	if (by_kind && p == PAL_HOT)
+		p = PAL_RED;
+	return shade(p, v1, v2, v3);
 }
 
 bool palette_uses_kinds(int pal)
@@ -212,11 +229,8 @@ struct rgb palette_kind_color(int pal, enum frame_kind k)
 	int n = snprintf(name, sizeof(name), "x%s", tag[k]);
 	int p = resolve(pal, name, (size_t)n);
 
-	if (k == KIND_USER && pal != PAL_HOT)
+	if (k == KIND_USER)
 		p = PAL_RED;
-	/* A red user swatch, apart from the orange kernel one. */
-	if (p == PAL_HOT)
-		return shade(p, 0.25, 0.5, 0.8);
 	return shade(p, 0.5, 0.5, 0.5);
 }
 

@@ -36,6 +36,11 @@ const char *palette_name(int pal);
 /* The colour of a frame named s[0..len). */
 struct rgb palette_color(int pal, enum color_hash how, const char *s, size_t len);
 
+/* The same in a graph with a legend (by_kind): each kind of frame in the
+ * colour of its legend entry. */
+struct rgb palette_frame_color(int pal, enum color_hash how, const char *s, size_t len,
+			       bool by_kind);
+
 /* The colour that stands for frame kind k in the legend of palette pal. */
 struct rgb palette_kind_color(int pal, enum frame_kind k);
 

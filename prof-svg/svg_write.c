@@ -263,7 +263,7 @@ static struct rgb frame_color(const struct writer *w, struct frame_tree *t, uint
 		return palette_diff_color(t->nodes[i].count - t->before[i], w->L->maxdelta,
 					  o->negate);
 	}
-	c = palette_color(o->palette, o->hash, name, len);
+	c = palette_frame_color(o->palette, o->hash, name, len, w->L->legend);
 	if (o->palmap)
 		c = palette_map_get(o->palmap, name, len, c);
 	return c;

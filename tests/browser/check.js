@@ -312,6 +312,45 @@ const checks = {
 		}
 	},
 
+	// legend FILE: every frame whose name starts with k_, j_, i_ or u_
+	// (kernel, JIT, inlined, user) is drawn nearer, in RGB, to its kind's
+	// legend swatch than to any other, as a reader would match them.
+	async legend(file) {
+		const b = await open(file);
+		try {
+			const drawn = await b.page.evaluate(() => {
+				const rgb = (el) => getComputedStyle(el).fill.match(/\d+/g).map(Number);
+				const sw = {};
+				document.querySelectorAll('#legend rect').forEach((r) => {
+					sw[r.nextElementSibling.textContent] = rgb(r);
+				});
+				const frames = Array.from(document.querySelectorAll('#frames > g')).map((g) => ({
+					name: g.querySelector('title').textContent, fill: rgb(g.querySelector('rect')),
+				}));
+				return { sw, frames };
+			});
+			const kinds = { k_: 'kernel', j_: 'JIT', i_: 'inlined', u_: 'user' };
+			const dist = (a, c) => Math.hypot(a[0] - c[0], a[1] - c[1], a[2] - c[2]);
+			let n = 0;
+			for (const f of drawn.frames) {
+				const kind = kinds[f.name.substring(0, 2)];
+				if (!kind) continue;
+				if (!expect(drawn.sw[kind], `no legend entry for ${kind}`)) return;
+				n++;
+				const own = dist(f.fill, drawn.sw[kind]);
+				for (const [k, c] of Object.entries(drawn.sw)) {
+					if (k !== kind)
+						expect(own < dist(f.fill, c),
+							`${f.name}: rgb(${f.fill}) is nearer the ${k} swatch rgb(${c}) than its own ${kind} rgb(${drawn.sw[kind]})`);
+				}
+			}
+			console.log(`# ${n} frames against ${Object.keys(drawn.sw).join(', ')}`);
+			expect(n >= 20, 'too few frames checked');
+		} finally {
+			await b.close();
+		}
+	},
+
 	// tall FILE [inverted]: a graph taller than the window opens on its
 	// frames (a flame graph's root at the bottom of the window; an icicle's
 	// at the top, unscrolled), the Search button and the details line stay
