@@ -176,6 +176,7 @@ bool parse_event_line(const char *s, size_t len, struct event_line *e)
 			e->period = 0;
 			e->period_saturated = false;
 		}
+		e->has_period = e->period != 0;
 		if (e->period == 0)
 			e->period = 1;
 		return true;

@@ -74,6 +74,8 @@ enum fold_format detect_format(const char *buf, size_t len, const char **refuse)
 
 struct fold_agg {
 	struct htab *stacks;
+	char *unit;	    /* what the counts are, when known and not samples */
+	bool unit_conflict; /* inputs in different units */
 	uint64_t saturated; /* additions that passed UINT64_MAX */
 	uint64_t not_text;  /* distinct stacks with a NUL byte or invalid UTF-8 */
 	regex_t *filters, *excludes;
@@ -91,7 +93,11 @@ void agg_add(struct fold_agg *a, const char *stack, size_t len, uint64_t count);
  * fills errbuf when it does not compile. */
 bool agg_add_regex(struct fold_agg *a, const char *re, bool exclude,
 		   char *errbuf, size_t errlen);
-/* Writes the kept stacks, bytewise sorted, one "stack count" per line. */
+/* Notes that an input counts in unit ("samples", "nanoseconds", an event
+ * name); inputs that disagree are said and leave the unit unknown. */
+void agg_note_unit(struct fold_agg *a, const char *unit);
+/* Writes "# count: UNIT" when the unit is known and not samples, then the
+ * kept stacks, bytewise sorted, one "stack count" per line. */
 void agg_write(struct fold_agg *a, FILE *out);
 
 /* --- per-input diagnostics (shared by the two parsers) ------------------ */
@@ -168,7 +174,8 @@ void frame_cache_put(struct frame_cache *c, bool java, const char *line,
 struct event_line {
 	const char *comm, *pid, *tid, *event, *rest;
 	size_t comm_len, pid_len, tid_len, event_len, rest_len;
-	uint64_t period;
+	uint64_t period;	/* 1 when the line has none */
+	bool has_period;	/* the line gave one: counts weigh in its unit */
 	bool period_saturated; /* the period passed UINT64_MAX and is that */
 };
 
@@ -180,6 +187,11 @@ struct perf_parser *perf_parser_new(const struct fold_opts *o,
 				    struct fold_agg *agg);
 /* Tells, once, how many samples of other events were left out. */
 void perf_parser_report(const struct perf_parser *p);
+/* What the folded counts are: "samples" (prof-symbolize frames, perf
+ * script lines without a period or with periods of 1), "nanoseconds"
+ * (periods of cpu-clock or task-clock), the event's name (periods of any
+ * other event), or NULL when no sample was folded or they disagree. */
+const char *perf_parser_unit(const struct perf_parser *p);
 void perf_parser_free(struct perf_parser *p);
 /* Folds one input; returns the number of unparsable lines. */
 uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r);

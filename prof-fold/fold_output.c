@@ -26,6 +26,7 @@ void agg_free(struct fold_agg *a)
 		regfree(&a->excludes[i]);
 	free(a->filters);
 	free(a->excludes);
+	free(a->unit);
 	htab_free(a->stacks);
 }
 
@@ -132,11 +133,31 @@ static int bytewise(const void *x, const void *y)
 	return a->len < b->len ? -1 : a->len > b->len;
 }
 
+void agg_note_unit(struct fold_agg *a, const char *unit)
+{
+	if (a->unit_conflict)
+		return;
+	if (!a->unit) {
+		a->unit = xstrdup(unit);
+		return;
+	}
+	if (strcmp(a->unit, unit) != 0) {
+		warnx("the inputs count in different units (%s and %s): their counts are "
+		      "summed as they are", a->unit, unit);
+		a->unit_conflict = true;
+	}
+}
+
 void agg_write(struct fold_agg *a, FILE *out)
 {
 	size_t n = htab_count(a->stacks), k = 0;
 	struct htab_entry *e = htab_entries(a->stacks);
 	struct htab_entry **v = xreallocarray(NULL, n ? n : 1, sizeof(*v));
+
+	/* Samples are what every reader assumes; another unit is said, for
+	 * prof-svg's tooltips (FlameGraph's tools skip the line). */
+	if (a->unit && !a->unit_conflict && strcmp(a->unit, "samples") != 0)
+		fprintf(out, "# count: %s\n", a->unit);
 
 	for (size_t i = 0; i < n; i++)
 		if (kept(a, &e[i]))

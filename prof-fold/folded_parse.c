@@ -2,8 +2,9 @@
  * Folded stacks as input: "root;...;leaf COUNT" lines, from prof-fold,
  * FlameGraph's stackcollapse scripts or inferno, to merge several files or
  * re-filter one.  Equal stacks are summed; the count is the last
- * space-separated field.  --no-comm drops each stack's root frame and
- * --skip-after cuts it at the function nearest the leaf.
+ * space-separated field; lines starting with '#' are comments.  --no-comm
+ * drops each stack's root frame and --skip-after cuts it at the function
+ * nearest the leaf.
  */
 #include <string.h>
 
@@ -50,6 +51,22 @@ static const char *skip_after(const struct fold_opts *o, const char *s,
 	return s;
 }
 
+/* A unit is a short plain word: it reaches a graph's tooltips. */
+static void note_unit(struct fold_agg *agg, const char *s, size_t len)
+{
+	char unit[64];
+
+	if (len >= sizeof(unit))
+		return;
+	for (size_t i = 0; i < len; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || strchr("-_.:", s[i])))
+			return;
+	memcpy(unit, s, len);
+	unit[len] = '\0';
+	agg_note_unit(agg, unit);
+}
+
 uint64_t folded_parse_input(const struct fold_opts *o, struct fold_agg *agg,
 			    struct line_reader *r)
 {
@@ -63,6 +80,13 @@ uint64_t folded_parse_input(const struct fold_opts *o, struct fold_agg *agg,
 			len--;
 		if (len == 0)
 			continue;
+		/* Comments, as prof-svg reads them; "# count: UNIT" says
+		 * what the counts are. */
+		if (s[0] == '#') {
+			if (len > 9 && memcmp(s, "# count: ", 9) == 0)
+				note_unit(agg, s + 9, len - 9);
+			continue;
+		}
 		const char *sp = memrchr(s, ' ', len);
 		if (!sp) {
 			diag_bad_line(&d, o, r->lineno, "folded line without a count");

@@ -166,6 +166,9 @@ int main(int argc, char **argv)
 	for (int i = optind; i < argc; i++)
 		bad += fold_input(argv[i], &o, perf, &agg);
 	perf_parser_report(perf);
+	const char *unit = perf_parser_unit(perf);
+	if (unit)
+		agg_note_unit(&agg, unit);
 	perf_parser_free(perf);
 
 	/* The output is opened last, so "-o FILE" may also be an input. */

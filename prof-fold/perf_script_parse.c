@@ -25,6 +25,9 @@ struct perf_parser {
 
 	/* The current sample. */
 	bool in_sample, keep, skip_rest, java, after_frame;
+	/* Samples folded with a period (counts in the event's unit), and
+	 * without one or from prof-symbolize frames (counts of samples). */
+	bool weighted, unweighted, frames_input;
 	uint64_t period;
 	char *pname;
 	size_t pname_len, pname_cap;
@@ -119,6 +122,34 @@ static size_t event_base(const char *ev, size_t len)
 	const char *colon = memchr(ev, ':', len);
 
 	return colon ? (size_t)(colon - ev) : len;
+}
+
+const char *perf_parser_unit(const struct perf_parser *p)
+{
+	static char unit[64];
+	size_t base, n = 0;
+
+	if (p->weighted && p->unweighted)
+		return NULL;
+	if (!p->weighted)
+		return p->unweighted ? "samples" : NULL;
+	if (!p->event)
+		return "events";
+	base = event_base(p->event, p->event_len);
+	if ((base == 9 && memcmp(p->event, "cpu-clock", 9) == 0) ||
+	    (base == 10 && memcmp(p->event, "task-clock", 10) == 0))
+		return "nanoseconds";
+	/* The event's name, if it is a plain one: it is printed in a
+	 * comment line and reaches a graph's tooltips. */
+	for (; n < base && n < sizeof(unit) - 1; n++) {
+		char c = p->event[n];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '-' || c == '_' || c == '.' || c == ':'))
+			return "events";
+		unit[n] = c;
+	}
+	unit[n] = '\0';
+	return n ? unit : "events";
 }
 
 static bool event_wanted(struct perf_parser *p, const struct event_line *e)
@@ -319,6 +350,13 @@ static void start_sample(struct perf_parser *p, const struct event_line *e)
 	if (!p->keep)
 		return;
 	p->period = e->period;
+	/* A period of 1 weighs as a sample does (perf's first samples at a
+	 * frequency have it): only a larger one says the counts are in the
+	 * event's unit. */
+	if (!e->has_period || p->frames_input)
+		p->unweighted = true;
+	else if (e->period > 1)
+		p->weighted = true;
 	p->pname = grow(p->pname, &p->pname_cap, need, 1);
 	for (size_t i = 0; i < e->comm_len; i++)
 		p->pname[i] = e->comm[i] == ' ' ? '_' : e->comm[i] == ';' ? ':' : e->comm[i];
@@ -433,8 +471,12 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 			end_sample(p); /* a blank line ends a sample */
 			continue;
 		}
-		if (s[0] == '#')
+		if (s[0] == '#') {
+			/* prof-symbolize's count column is samples. */
+			if (len >= 25 && memcmp(s, "# prof-symbolize frames v", 25) == 0)
+				p->frames_input = true;
 			continue;
+		}
 		if (p->in_sample && p->after_frame && srcline(s, len, &src, &slen, &inlined)) {
 			on_srcline(p, src, slen, inlined);
 			continue;

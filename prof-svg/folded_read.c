@@ -78,6 +78,15 @@ bool folded_parse_line(const char *line, size_t len, int *columns, size_t *stack
 	return true;
 }
 
+static bool plain_word(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || strchr("-_.:", s[i])))
+			return false;
+	return len > 0;
+}
+
 void folded_read(FILE *f, struct frame_tree *t, enum folded_role role, bool reverse,
 		 struct folded_stats *st)
 {
@@ -93,8 +102,16 @@ void folded_read(FILE *f, struct frame_tree *t, enum folded_role role, bool reve
 		lineno++;
 		if (line[len - 1] == '\n')
 			len--;
-		if (line[0] == '#')
-			continue; /* comments, as in austin's output */
+		if (line[0] == '#') {
+			/* Comments, as in austin's output; prof-fold says so
+			 * when its counts are not samples. */
+			if (len > 9 && len - 9 < sizeof(st->unit) && memcmp(line, "# count: ", 9) == 0 &&
+			    plain_word(line + 9, len - 9)) {
+				memcpy(st->unit, line + 9, len - 9);
+				st->unit[len - 9] = '\0';
+			}
+			continue;
+		}
 		if (!folded_parse_line(line, len, &columns, &slen, &c1, &c)) {
 			if (!st->bad++) {
 				st->first_bad = lineno;

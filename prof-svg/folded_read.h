@@ -26,6 +26,7 @@ struct folded_stats {
 	size_t indented;  /* of the skipped lines, those indented (frame lines) */
 	char first_bad_text[32]; /* the start of the first skipped line */
 	size_t first_bad_len;
+	char unit[64];	  /* from a "# count: UNIT" line, or "" */
 };
 
 /* Parses one line (without its newline).  Returns false for a malformed

@@ -38,7 +38,8 @@ static const char USAGE[] =
 	"      --fonttype FONT  font family (Verdana)\n"
 	"      --fontsize PX    font size (12)\n"
 	"      --fontwidth F    average character width / font size (0.59)\n"
-	"      --countname S    what a count is (samples)\n"
+	"      --countname S    what a count is (default: the input's \"# count:\"\n"
+	"                       line, prof-fold's, else samples)\n"
 	"      --nametype S     label of a frame in the details line (Function:)\n"
 	"      --colors PAL     hot (default), mem, io, wakeup, chain, java, js, perl,\n"
 	"                       red, green, blue, aqua, yellow, purple, orange\n"
@@ -171,7 +172,7 @@ int main(int argc, char **argv)
 		.palette = PAL_HOT, .hash = HASH_NAME, .factor = 1,
 	};
 	const char *output = NULL, *bgcolors = NULL, *palfile = NULL, *nameattr = NULL;
-	bool reverse = false, diff = false, normalize = false;
+	bool reverse = false, diff = false, normalize = false, countname_set = false;
 	struct folded_stats st = { 0 };
 	struct frame_tree *t;
 	int c, status = EXIT_OK;
@@ -195,7 +196,7 @@ int main(int argc, char **argv)
 		case OPT_FONTTYPE: set_font(o.fonttype, sizeof(o.fonttype), optarg); break;
 		case OPT_FONTSIZE: o.fontsize = number("fontsize", optarg, 1, 200, NULL); break;
 		case OPT_FONTWIDTH: o.fontwidth = number("fontwidth", optarg, 0.05, 5, NULL); break;
-		case OPT_COUNTNAME: o.countname = optarg; break;
+		case OPT_COUNTNAME: o.countname = optarg; countname_set = true; break;
 		case OPT_NAMETYPE: o.nametype = optarg; break;
 		case OPT_COLORS:
 			if ((o.palette = palette_from_name(optarg)) < 0) {
@@ -252,6 +253,8 @@ int main(int argc, char **argv)
 		for (int i = optind; i < argc; i++)
 			read_input(t, argv[i], FOLDED_ANY, reverse, &st, &status);
 	}
+	if (!countname_set && st.unit[0])
+		o.countname = st.unit;
 	if (normalize && t->before && t->before[0] > 0)
 		ft_scale_before(t, t->nodes[0].count / t->before[0]);
 

@@ -64,7 +64,8 @@ my_worker-4242/4244;main;burn 3" ]
 @test "perf script: header skipped, first event only, period summed, no final blank line" {
 	run --separate-stderr prof-fold "$FIX/perf-mixed.txt"
 	[ "$status" -eq 0 ]
-	[ "$output" = "app;main;LFoo:::bar;middle;helper;leaf 250000
+	[ "$output" = "# count: cycles
+app;main;LFoo:::bar;middle;helper;leaf 250000
 app;main;__write;do_syscall_64 250000" ]
 	[[ "$stderr" == *"'cycles:u'; skipped 1 sample of other events such as 'instructions:u'"* ]]
 }
@@ -72,11 +73,14 @@ app;main;__write;do_syscall_64 250000" ]
 @test "--event-filter picks the event, --all annotates, --inline marks (inlined) frames" {
 	run prof-fold --event-filter=instructions:u "$FIX/perf-mixed.txt"
 	[ "$status" -eq 0 ]
-	[ "$output" = "app;leaf 999" ]
+	[ "$output" = "# count: instructions
+app;leaf 999" ]
 	run prof-fold --event-filter=instructions "$FIX/perf-mixed.txt"
-	[ "$output" = "app;leaf 999" ]
+	[ "$output" = "# count: instructions
+app;leaf 999" ]
 	run --separate-stderr prof-fold --all --inline "$FIX/perf-mixed.txt"
-	[ "$output" = "app;main;LFoo:::bar_[j];middle;helper_[i];leaf 250000
+	[ "$output" = "# count: cycles
+app;main;LFoo:::bar_[j];middle;helper_[i];leaf 250000
 app;main;__write;do_syscall_64_[k] 250000" ]
 }
 
@@ -202,7 +206,7 @@ work;burn 3" ]
 @test "NUL bytes and invalid UTF-8 pass through without a crash" {
 	printf 'a\xff 1 1.0: 3 cycles:\n\t1 f\x00g\xc3( (/x)\n\t2 h\xfe\xfe (/x)\n' > "$TMP/bin.txt"
 	prof-fold "$TMP/bin.txt" > "$TMP/bin.out"
-	printf 'a\xff;h\xfe\xfe;f\x00g\xc3 3\n' | cmp - "$TMP/bin.out"
+	printf '# count: cycles\na\xff;h\xfe\xfe;f\x00g\xc3 3\n' | cmp - "$TMP/bin.out"
 }
 
 @test "a 3 MB symbol name folds; a 40 MB line is cut, reported, and memory stays bounded" {
@@ -241,7 +245,8 @@ a;g 1" ]
 	printf '\t1 orphan (/x)\n\na 1 1.0: 2 cycles:\n\t1 f (/x)\n' > "$TMP/orphan.txt"
 	run --separate-stderr prof-fold --input=perf "$TMP/orphan.txt"
 	[ "$status" -eq 1 ]
-	[ "$output" = "a;f 2" ]
+	[ "$output" = "# count: cycles
+a;f 2" ]
 	[[ "$stderr" == *"orphan.txt:1: frame line outside a sample"* ]]
 }
 
@@ -294,9 +299,11 @@ a;f 2" ]
 	printf 'xz 9/9 1.0: 1 cpu-clock:\n\t    5601 [xz]+0x1a40 (/usr/bin/xz)\n\t    5602 [xz]+0x1b00 (/usr/bin/xz)\n\t    7f00 lzma_code+0x10 (/usr/lib/liblzma.so.5)\n\nxz 9/9 1.1: 2 cpu-clock:\n\t    5603 [xz]+0x1a80 (/usr/bin/xz)\n\t    5602 [xz]+0x1b00 (/usr/bin/xz)\n\t    7f00 lzma_code+0x10 (/usr/lib/liblzma.so.5)\n\n' > "$TMP/u.txt"
 	run prof-fold "$TMP/u.txt"
 	[ "$status" -eq 0 ]
-	[ "$output" = "xz;lzma_code;[xz];[xz] 3" ]
+	[ "$output" = "# count: nanoseconds
+xz;lzma_code;[xz];[xz] 3" ]
 	run prof-fold --addrs "$TMP/u.txt"
-	[ "$output" = "xz;lzma_code;[xz+0x1b00];[xz+0x1a40] 1
+	[ "$output" = "# count: nanoseconds
+xz;lzma_code;[xz+0x1b00];[xz+0x1a40] 1
 xz;lzma_code;[xz+0x1b00];[xz+0x1a80] 2" ]
 }
 
@@ -306,4 +313,30 @@ xz;lzma_code;[xz+0x1b00];[xz+0x1a80] 2" ]
 	[ "$status" -eq 0 ]
 	[ "$output" = "app;[app];main;leaf_a 1
 app;main;leaf_a 1" ]
+}
+
+@test "counts in the event's unit are said in a first line: '# count: UNIT'; samples are not" {
+	# perf's periods: nanoseconds of cpu-clock, otherwise the event's.
+	run --separate-stderr prof-fold "$BATS_TEST_DIRNAME/fixtures/perf/system-g.txt"
+	[ "${lines[0]}" = "# count: nanoseconds" ]
+	run --separate-stderr prof-fold "$BATS_TEST_DIRNAME/fixtures/perf/events.txt"
+	[ "${lines[0]}" = "# count: page-faults" ]
+	# prof-symbolize's counts are samples; so are periods of 1.
+	run prof-fold "$FIX/symbolized.txt"
+	[[ "${lines[0]}" != "#"* ]]
+	printf 'a 1 1.0: 1 cycles:\n\t1 f (/x)\n' | prof-fold > "$TMP/one"
+	[ "$(cat "$TMP/one")" = "a;f 1" ]
+	# Folded input keeps it; inputs in two units are said and lose it.
+	prof-fold "$BATS_TEST_DIRNAME/fixtures/perf/system-g.txt" > "$TMP/ns.folded"
+	run prof-fold "$TMP/ns.folded"
+	[ "${lines[0]}" = "# count: nanoseconds" ]
+	cmp <(printf '%s\n' "$output") "$TMP/ns.folded"
+	run --separate-stderr prof-fold "$TMP/ns.folded" "$FIX/symbolized.txt"
+	[[ "${lines[0]}" != "#"* ]]
+	[ "$stderr" = "prof-fold: the inputs count in different units (nanoseconds and samples): their counts are summed as they are" ]
+	# prof-svg names the count by it.
+	prof-svg -o "$TMP/ns.svg" "$TMP/ns.folded"
+	grep -qE '<title>all \([0-9,]+ nanoseconds, 100.00%\)</title>' "$TMP/ns.svg"
+	prof-svg --countname=ticks -o "$TMP/t.svg" "$TMP/ns.folded"
+	grep -qE '<title>all \([0-9,]+ ticks, 100.00%\)</title>' "$TMP/t.svg"
 }
