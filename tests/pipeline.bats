@@ -122,3 +122,19 @@ check_svg() {
 	prof-symbolize "$TMP/cap.prof" | prof-fold --addrs > "$TMP/addrs.folded"
 	[ "$(grep -oE '\[xz\+0x[0-9a-f]+\]' "$TMP/addrs.folded" | sort -u | wc -l)" -ge 5 ]
 }
+
+@test "make demo's graph: several processes, a library, kernel and JIT frames, a legend" {
+	require_root
+	BUILD=${BUILD:-build} sh "$BATS_TEST_DIRNAME/demo.sh" "$TMP/demo.svg"
+	xmllint --noout "$TMP/demo.svg"
+	for p in nofp dd xz; do
+		grep -qE "<title>$p \\([0-9,]+ samples" "$TMP/demo.svg"
+	done
+	# qsort's callback through Debian's libc, complete from main.
+	grep -qE '<title>(msort_with_tmp|qsort_r|__qsort_r)[^<]*</title>' "$TMP/demo.svg"
+	grep -q '<g id="legend">.*>kernel<' "$TMP/demo.svg"
+	if command -v node > /dev/null; then
+		grep -qE '<title>node \([0-9,]+ samples' "$TMP/demo.svg"
+		grep -q '<g id="legend">.*>JIT<' "$TMP/demo.svg"
+	fi
+}
