@@ -50,18 +50,29 @@ static bool ends_with(const char *s, size_t len, const char *lit)
 	return len >= n && memcmp(s + len - n, lit, n) == 0;
 }
 
-/*
- * The Perl pattern is /^\s*(\w+)\s*(.+) \((\S*)\)/: the address is the
- * leading word, the module is in the last " (...)" whose text has no
- * white space and which is closed by a ')', and the symbol is everything
- * between (at least one character, so "ADDR  (dso)" has the symbol " ").
- */
+/* Fills f for a frame line whose module is s[k + 1 .. len - 1): the '('
+ * at s[k] follows a space and the line ends with the ')'.  The address is
+ * s[pc..p), the symbol starts at s[w] (the Perl pattern gives it at least
+ * the character before the space). */
+static void set_frame(const char *s, size_t len, size_t pc, size_t p, size_t w, size_t k,
+		      struct frame_line *f)
+{
+	size_t sp = k - 1, fs = w < sp ? w : sp - 1;
+
+	f->pc = s + pc;
+	f->pc_len = p - pc;
+	f->func = s + fs;
+	f->func_len = sp - fs;
+	f->mod = s + k + 1;
+	f->mod_len = len - k - 2;
+}
+
 /* perf and prof-symbolize name a file deleted since it was mapped
  * "PATH (deleted)": "ADDR SYMBOL (PATH (deleted))".  The Perl pattern
  * takes "deleted" for the module and leaves "SYMBOL (PATH" for the
  * symbol; here the module is the whole "PATH (deleted)". */
-static bool deleted_module(const char *s, size_t len, size_t p, size_t w,
-			   struct frame_line *f, size_t pc)
+static bool deleted_module(const char *s, size_t len, size_t pc, size_t p, size_t w,
+			   struct frame_line *f)
 {
 	static const char tail[] = " (deleted))";
 	size_t n = sizeof(tail) - 1;
@@ -69,21 +80,19 @@ static bool deleted_module(const char *s, size_t len, size_t p, size_t w,
 	if (len < p + n + 3 || memcmp(s + len - n, tail, n) != 0)
 		return false;
 	const char *end = s + len - n, *open = memrchr(s + p + 1, '(', (size_t)(end - s - p - 1));
-	if (!open || open[-1] != ' ' || open + 1 == end ||
+	if (!open || open[-1] != ' ' || open + 1 == end || (size_t)(open - s) < p + 2 ||
 	    memchr(open, ' ', (size_t)(end - open)) || memchr(open, '\t', (size_t)(end - open)))
 		return false;
-	size_t k = (size_t)(open - s), sp = k - 1, fs = w < sp ? w : sp - 1;
-	if (sp < p + 1)
-		return false;
-	f->pc = s + pc;
-	f->pc_len = p - pc;
-	f->func = s + fs;
-	f->func_len = sp - fs;
-	f->mod = open + 1;
-	f->mod_len = len - k - 2;
+	set_frame(s, len, pc, p, w, (size_t)(open - s), f);
 	return true;
 }
 
+/*
+ * The Perl pattern is /^\s*(\w+)\s*(.+) \((\S*)\)/: the address is the
+ * leading word, the module is in the last " (...)" whose text has no
+ * white space and which is closed by a ')', and the symbol is everything
+ * between (at least one character, so "ADDR  (dso)" has the symbol " ").
+ */
 bool parse_frame_line(const char *s, size_t len, struct frame_line *f)
 {
 	size_t i = 0, pc, p, w, close = 0;
@@ -100,21 +109,14 @@ bool parse_frame_line(const char *s, size_t len, struct frame_line *f)
 	while (i < len && is_space(s[i]))
 		i++;
 	w = i;
-	if (deleted_module(s, len, p, w, f, pc))
+	if (deleted_module(s, len, pc, p, w, f))
 		return true;
 	/* The common case: "... (DSO)" with no space in DSO. */
 	if (len > p + 3 && s[len - 1] == ')') {
 		const char *open = memrchr(s + p + 2, '(', len - p - 3);
 		if (open && open[-1] == ' ' && !memchr(open, ' ', (size_t)(s + len - open)) &&
 		    !memchr(open, '\t', (size_t)(s + len - open))) {
-			size_t k = (size_t)(open - s), sp = k - 1;
-			size_t fs = w < sp ? w : sp - 1;
-			f->pc = s + pc;
-			f->pc_len = p - pc;
-			f->func = s + fs;
-			f->func_len = sp - fs;
-			f->mod = open + 1;
-			f->mod_len = len - k - 2;
+			set_frame(s, len, pc, p, w, (size_t)(open - s), f);
 			return true;
 		}
 	}
