@@ -304,7 +304,8 @@ struct module *modules_get(struct modules *m, const struct cap_map *map, uint32_
 	mod->dwfile.fd = -1;
 	mod->path = xstrndup(map->path.s, plen);
 	mod->build_id_len = map->build_id_len <= sizeof(mod->build_id) ? map->build_id_len : 0;
-	memcpy(mod->build_id, map->build_id, mod->build_id_len);
+	if (mod->build_id_len)
+		memcpy(mod->build_id, map->build_id, mod->build_id_len);
 	base = strrchr(mod->path, '/');
 	mod->name = xstrdup(base && base[1] ? base + 1 : mod->path);
 	if (has_suffix(mod->name, DELETED))
