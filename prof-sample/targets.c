@@ -4,11 +4,11 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <poll.h>
 #include <sys/pidfd.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -122,8 +122,13 @@ void targets_check(struct targets *t)
 static bool process_alive(const struct targets *t, size_t i)
 {
 	if (t->pidfds[i] >= 0) {
+		/* A pidfd turns readable when its process has exited. */
 		struct pollfd p = { .fd = t->pidfds[i], .events = POLLIN };
-		return poll(&p, 1, 0) == 0;
+		int r;
+		do
+			r = poll(&p, 1, 0);
+		while (r < 0 && errno == EINTR);
+		return r != 1;
 	}
 	return kill((pid_t)t->pids[i], 0) == 0 || errno == EPERM;
 }

@@ -20,19 +20,19 @@ static size_t leading_underscores(const char *name)
 	return n;
 }
 
-/* Which of two aliases to show, by perf's choose_best_symbol() with one
- * rule added: a name that had a version loses to one that did not.
- * Negative if x is the worse. */
+/* Which of two aliases to show: the name a user knows.  A sized symbol,
+ * then an exported one (global or weak: glibc's public names, where its
+ * internal ones are local), then one without a version, then perf's last
+ * rules: the fewest leading underscores, the longest name.  Negative if x
+ * is the worse. */
 static int alias_rank(const struct elf_sym *x, const struct elf_sym *y)
 {
 	size_t ux, uy, lx, ly;
 
 	if ((x->size == 0) != (y->size == 0))
 		return x->size == 0 ? -1 : 1;
-	if ((x->bind == STB_WEAK) != (y->bind == STB_WEAK))
-		return x->bind == STB_WEAK ? -1 : 1;
-	if ((x->bind == STB_GLOBAL) != (y->bind == STB_GLOBAL))
-		return x->bind == STB_GLOBAL ? 1 : -1;
+	if ((x->bind == STB_LOCAL) != (y->bind == STB_LOCAL))
+		return x->bind == STB_LOCAL ? -1 : 1;
 	if (x->versioned != y->versioned)
 		return x->versioned ? -1 : 1;
 	ux = leading_underscores(x->name);

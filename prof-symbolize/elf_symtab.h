@@ -53,10 +53,11 @@ bool elf_has_section(Elf *elf, Elf64_Word type);
 bool elf_symtab_vaddr(const struct elf_symtab *t, uint64_t off, uint64_t *vaddr);
 
 /* The function symbol containing vaddr, honouring sizes, or NULL.  Of
- * aliases (symbols at one address), the one perf's rules choose: sized,
- * not weak, global, then (our addition) without a version, then with the
- * fewest leading underscores and the longest name.  So glibc's free is
- * "free", not "cfree@GLIBC_2.2.5" nor "__libc_free". */
+ * aliases (symbols at one address), the name a user knows: sized,
+ * exported (global or weak) rather than local, without a version, then
+ * perf's last rules, the fewest leading underscores and the longest name.
+ * So glibc's free is "free", not "cfree@GLIBC_2.2.5", "__libc_free" or
+ * "__GI___libc_free", and qsort_r is "qsort_r". */
 const struct elf_sym *elf_symtab_find(const struct elf_symtab *t, uint64_t vaddr);
 
 #endif

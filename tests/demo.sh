@@ -16,18 +16,22 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 2
 fi
 # COMMAND and everything it starts is sampled, from its first instruction.
+# (Node.js runs in the scratch directory: --perf-basic-prof also leaves a
+# V8 log in the current one.)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 "$bin/prof-sample" -q -F 199 -- sh -c '
 	"$1/nofp" 3 &
 	timeout 3 dd if=/dev/zero of=/dev/null bs=64k 2>/dev/null &
-	head -c 40000000 /dev/urandom > "$2" && timeout 3 xz -6 -T1 -c "$2" > /dev/null &
+	head -c 40000000 /dev/urandom > "$2/data" && timeout 3 xz -6 -T1 -c "$2/data" > /dev/null &
 	if command -v node > /dev/null; then
-		node --perf-basic-prof -e "
+		(cd "$2" && exec node --perf-basic-prof -e "
 			function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
-			for (const end = Date.now() + 3000; Date.now() < end;) fib(24);" &
+			for (const end = Date.now() + 3000; Date.now() < end;) fib(24);") &
 		node=$!
 	fi
 	wait
-	rm -f "$2" "/tmp/perf-${node:-none}.map"' sh "${BUILD:-build}/workloads" "$(mktemp)" |
+	rm -f "/tmp/perf-${node:-none}.map"' sh "$(cd "${BUILD:-build}/workloads" && pwd)" "$work" |
 	"$bin/prof-symbolize" | "$bin/prof-fold" --all |
 	"$bin/prof-svg" --title "prof demo: processes, libraries, kernel and JIT frames" > "$out"
 echo "demo: wrote $out"

@@ -77,6 +77,21 @@ teardown() {
 	[ "$stderr" = "prof-symbolize: $TMP/idle.prof: the capture holds no samples (its targets never ran on a CPU)" ]
 }
 
+@test "-v gives prof-sample's own summary; libbpf's log only with -vv" {
+	require_root
+	start_workload chain 6
+	run --separate-stderr prof-sample -v -d 1 -p "$WORKLOAD_PID" -o "$TMP/v.prof"
+	[ "$status" -eq 0 ]
+	echo "$stderr"
+	[[ "$stderr" =~ "prof-sample: "[0-9]+" samples, "[0-9]+" distinct stacks" ]]
+	[[ "$stderr" == *"build-id cache: "* ]]
+	[[ "$stderr" != *"libbpf:"* ]]
+	[ "$(wc -l <<<"$stderr")" -le 6 ]
+	run --separate-stderr prof-sample -vv -d 0.5 -p "$WORKLOAD_PID" -o "$TMP/vv.prof"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"libbpf: "* ]]
+}
+
 @test "prof-sample names a PID that does not exist" {
 	run prof-sample -d 1 -p 2147483600
 	[ "$status" -eq 2 ]

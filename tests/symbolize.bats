@@ -117,7 +117,7 @@ capture_chain() {
 	! grep -q ' ()$' frames.txt
 }
 
-@test "glibc's aliases: the name perf's rules choose, never a symbol version" {
+@test "glibc's aliases: the public name, never a symbol version" {
 	require_root
 	# Debian's libc with its debug file (libc6-dbg): malloc and free are
 	# each known by four or five names, two of them versioned.
