@@ -10,6 +10,7 @@
 # program).
 set -eu
 out=${1:-demo.svg}
+secs=${DEMO_SECONDS:-3} # whole seconds
 bin=${BUILD:-build}/bin
 if [ "$(id -u)" -ne 0 ]; then
 	echo "demo: prof-sample needs root (or CAP_BPF and CAP_PERFMON)" >&2
@@ -21,17 +22,17 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$bin/prof-sample" -q -F 199 -- sh -c '
-	"$1/nofp" 3 &
-	timeout 3 dd if=/dev/zero of=/dev/null bs=64k 2>/dev/null &
-	head -c 40000000 /dev/urandom > "$2/data" && timeout 3 xz -6 -T1 -c "$2/data" > /dev/null &
+	"$1/nofp" "$3" &
+	timeout "$3" dd if=/dev/zero of=/dev/null bs=64k 2>/dev/null &
+	head -c 40000000 /dev/urandom > "$2/data" && timeout "$3" xz -6 -T1 -c "$2/data" > /dev/null &
 	if command -v node > /dev/null; then
 		(cd "$2" && exec node --perf-basic-prof -e "
 			function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
-			for (const end = Date.now() + 3000; Date.now() < end;) fib(24);") &
+			for (const end = Date.now() + $3 * 1000; Date.now() < end;) fib(24);") &
 		node=$!
 	fi
 	wait
-	rm -f "/tmp/perf-${node:-none}.map"' sh "$(cd "${BUILD:-build}/workloads" && pwd)" "$work" |
+	rm -f "/tmp/perf-${node:-none}.map"' sh "$(cd "${BUILD:-build}/workloads" && pwd)" "$work" "$secs" |
 	"$bin/prof-symbolize" | "$bin/prof-fold" --all |
 	"$bin/prof-svg" --title "prof demo: processes, libraries, kernel and JIT frames" > "$out"
 echo "demo: wrote $out"

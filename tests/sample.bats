@@ -196,6 +196,12 @@ teardown() {
 	for delay in 0.001 0.01 0.03 0.1 0.2 0.4 0.8 1.5; do
 		prof-sample -p "$WORKLOAD_PID" -d 30 > "$TMP/cap.prof" 2> "$TMP/err" &
 		pid=$!
+		# Its life starts at exec: a signal to the shell's child before
+		# then is the shell's (ignored in a background job), not ours.
+		for _ in $(seq 1000); do
+			[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = prof-sample ] && break
+			sleep 0.001
+		done
 		sleep "$delay"
 		kill -INT "$pid"
 		st=0
