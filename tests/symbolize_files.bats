@@ -161,7 +161,8 @@ teardown() {
 	# The files' counts are part of the total (the rest: [unknown] frames
 	# of no file).
 	total=$(sed -nE 's/.* frames, ([0-9]+) unresolved$/\1/p' <<<"$stderr")
-	sum=$(sed -nE 's/.*: ([0-9]+) of its [0-9]+ frames unresolved: .*/\1/p' <<<"$stderr" | paste -sd+ | bc)
+	sum=$(sed -nE 's/.*: ([0-9]+) of its [0-9]+ frames unresolved: .*/\1/p' <<<"$stderr" |
+		awk '{ s += $1 } END { print s + 0 }')
 	echo "total $total, in files $sum"
 	[ "$sum" -gt 0 ] && [ "$sum" -le "$total" ]
 	DEBUGINFOD_URLS=http://127.0.0.1:9 run --separate-stderr prof-symbolize -v --no-debuginfod -o /dev/null "$TMP/cap.prof"
