@@ -50,21 +50,27 @@ static bool ends_with(const char *s, size_t len, const char *lit)
 	return len >= n && memcmp(s + len - n, lit, n) == 0;
 }
 
-/* Fills f for a frame line whose module is s[k + 1 .. len - 1): the '('
- * at s[k] follows a space and the line ends with the ')'.  The address is
- * s[pc..p), the symbol starts at s[w] (the Perl pattern gives it at least
- * the character before the space). */
-static void set_frame(const char *s, size_t len, size_t pc, size_t p, size_t w, size_t k,
-		      struct frame_line *f)
+/* Fills f: the address is s[pc..p), the symbol s[fs..sp) (sp is the space
+ * before the module's '(' at s[k]), the module s[k + 1..close). */
+static void set_frame(const char *s, size_t pc, size_t p, size_t fs, size_t sp, size_t k,
+		      size_t close, struct frame_line *f)
 {
-	size_t sp = k - 1, fs = w < sp ? w : sp - 1;
-
 	f->pc = s + pc;
 	f->pc_len = p - pc;
 	f->func = s + fs;
 	f->func_len = sp - fs;
 	f->mod = s + k + 1;
-	f->mod_len = len - k - 2;
+	f->mod_len = close - k - 1;
+}
+
+/* The same for a line that ends with the module's ')': the Perl pattern
+ * gives the symbol at least the character before the space. */
+static void set_frame_at_end(const char *s, size_t len, size_t pc, size_t p, size_t w, size_t k,
+			     struct frame_line *f)
+{
+	size_t sp = k - 1;
+
+	set_frame(s, pc, p, w < sp ? w : sp - 1, sp, k, len - 1, f);
 }
 
 /* perf and prof-symbolize name a file deleted since it was mapped
@@ -83,7 +89,7 @@ static bool deleted_module(const char *s, size_t len, size_t pc, size_t p, size_
 	if (!open || open[-1] != ' ' || open + 1 == end || (size_t)(open - s) < p + 2 ||
 	    memchr(open, ' ', (size_t)(end - open)) || memchr(open, '\t', (size_t)(end - open)))
 		return false;
-	set_frame(s, len, pc, p, w, (size_t)(open - s), f);
+	set_frame_at_end(s, len, pc, p, w, (size_t)(open - s), f);
 	return true;
 }
 
@@ -116,7 +122,7 @@ bool parse_frame_line(const char *s, size_t len, struct frame_line *f)
 		const char *open = memrchr(s + p + 2, '(', len - p - 3);
 		if (open && open[-1] == ' ' && !memchr(open, ' ', (size_t)(s + len - open)) &&
 		    !memchr(open, '\t', (size_t)(s + len - open))) {
-			set_frame(s, len, pc, p, w, (size_t)(open - s), f);
+			set_frame_at_end(s, len, pc, p, w, (size_t)(open - s), f);
 			return true;
 		}
 	}
@@ -142,12 +148,7 @@ bool parse_frame_line(const char *s, size_t len, struct frame_line *f)
 			size_t fs = w < sp ? w : sp - 1;
 			if (fs < p)
 				fs = p;
-			f->pc = s + pc;
-			f->pc_len = p - pc;
-			f->func = s + fs;
-			f->func_len = sp - fs;
-			f->mod = s + k + 1;
-			f->mod_len = close - k - 1;
+			set_frame(s, pc, p, fs, sp, k, close, f);
 			return true;
 		}
 	}
