@@ -46,7 +46,9 @@ async function open(file, query) {
 	// A renderer stuck in a script cannot be closed politely: after 5 s the
 	// browser is killed, found by its profile directory, which is ours.
 	const close = async () => {
-		await Promise.race([context.close(), new Promise((r) => setTimeout(r, 5000))]);
+		// The timer is unref'd: a pending one would hold node up for its
+		// whole 5 s after a close that went well.
+		await Promise.race([context.close(), new Promise((r) => setTimeout(r, 5000).unref())]);
 		try { execFileSync('pkill', ['-KILL', '-f', userDataDir]); } catch (e) { /* none left */ }
 		fs.rmSync(userDataDir, { recursive: true, force: true });
 	};
