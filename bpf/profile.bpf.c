@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * On-CPU stack sampling: attached to a cpu-clock perf event on each sampled
- * CPU, it counts (thread, name, kernel stack, user stack) tuples in a hash
- * map and stores each distinct stack once, keyed by a 64-bit hash of its
- * frames, for prof-sample to drain.
+ * On-CPU stack sampling, attached to a cpu-clock perf event on each sampled
+ * CPU.  One program per sample source (prof-sample/source.h), sharing the
+ * target filter; prof-sample loads only the one it uses:
+ *
+ * - sample_fp (--unwind=fp) counts (thread, name, kernel stack, user stack)
+ *   tuples in a hash map and stores each distinct stack once, keyed by a
+ *   64-bit hash of its frames, for prof-sample to drain.
+ * - sample_dwarf (--unwind=dwarf) sends each sample's kernel stack, user
+ *   registers and user stack bytes through a ring buffer, for prof-sample
+ *   to unwind.
  *
  * Stacks are kept in a plain hash map rather than a STACK_TRACE map: the
  * latter has one bucket per entry and fails (-EEXIST) when two different
@@ -35,7 +41,6 @@ const volatile bool filter_cgroup = false;
 const volatile bool include_idle = false;
 const volatile bool kernel_stacks = true;
 const volatile bool user_stacks = true;
-const volatile bool dwarf_unwind = false;
 const volatile __u32 stack_copy_size = PROF_DEFAULT_STACK_COPY;
 
 /* Written by prof-sample (mmaped .bss): which map set is being filled. */
@@ -176,6 +181,7 @@ static __always_inline int record(void *ctx, void *stacks, void *counts, struct 
 
 #define PF_KTHREAD 0x00200000
 
+#if defined(__TARGET_ARCH_x86)
 /* x86-64's struct pt_regs is ABI: 21 words, r15 first.  The perf-event
  * context starts with one, and can only be read a word at a time at
  * constant offsets, so both it and the registers saved on kernel entry are
@@ -217,6 +223,14 @@ static __always_inline bool user_regs(struct bpf_perf_event_data *ctx, __u64 *re
 	dwarf_order(regs, w.word);
 	return true;
 }
+#else
+/* Other architectures' registers are not laid out for the unwinder yet:
+ * prof-sample refuses --unwind=dwarf there, and never loads sample_dwarf. */
+static __always_inline bool user_regs(struct bpf_perf_event_data *ctx, __u64 *regs)
+{
+	return false;
+}
+#endif
 
 /* Copies user memory from sp up, page by page so that a stack shallower
  * than stack_copy_size is copied up to its top (the next page is not
@@ -279,30 +293,47 @@ static __always_inline int send_raw(struct bpf_perf_event_data *ctx, struct samp
 	return 0;
 }
 
-SEC("perf_event")
-int do_sample(struct bpf_perf_event_data *ctx)
+/* Whether the sample is one of the targets'; if so, counts it and fills
+ * in key's thread and name. */
+static __always_inline bool wanted(struct sample_key *key)
 {
 	__u64 id = bpf_get_current_pid_tgid();
+
+	key->pid = id >> 32;
+	key->tid = (__u32)id;
+	if (key->tid == 0 && !include_idle)
+		return false;
+	if (filter_pids && !bpf_map_lookup_elem(&pids, &key->pid))
+		return false;
+	if (filter_tids && !bpf_map_lookup_elem(&tids, &key->tid))
+		return false;
+	if (filter_cgroup && bpf_current_task_under_cgroup(&cgroups, 0) != 1)
+		return false;
+	count(PROF_SEEN);
+	bpf_get_current_comm(key->comm, sizeof(key->comm));
+	return true;
+}
+
+SEC("perf_event")
+int sample_fp(struct bpf_perf_event_data *ctx)
+{
 	struct sample_key key = {};
 
-	key.pid = id >> 32;
-	key.tid = (__u32)id;
-	if (key.tid == 0 && !include_idle)
+	if (!wanted(&key))
 		return 0;
-	if (filter_pids && !bpf_map_lookup_elem(&pids, &key.pid))
-		return 0;
-	if (filter_tids && !bpf_map_lookup_elem(&tids, &key.tid))
-		return 0;
-	if (filter_cgroup && bpf_current_task_under_cgroup(&cgroups, 0) != 1)
-		return 0;
-	count(PROF_SEEN);
-	bpf_get_current_comm(key.comm, sizeof(key.comm));
-
-	if (dwarf_unwind)
-		return send_raw(ctx, &key);
 	if (active)
 		return record(ctx, &stacks1, &counts1, &key);
 	return record(ctx, &stacks0, &counts0, &key);
+}
+
+SEC("perf_event")
+int sample_dwarf(struct bpf_perf_event_data *ctx)
+{
+	struct sample_key key = {};
+
+	if (!wanted(&key))
+		return 0;
+	return send_raw(ctx, &key);
 }
 
 /* With -- COMMAND, children of sampled processes are sampled too: added to

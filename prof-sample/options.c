@@ -8,6 +8,7 @@
 
 #include "diag.h"
 #include "profile.h"
+#include "unwind.h"
 
 static const char usage[] =
 	"Usage: prof-sample [OPTION]... [-- COMMAND [ARG]...] > CAPTURE\n"
@@ -153,10 +154,10 @@ void parse_options(int argc, char **argv, struct options *o)
 	int c;
 
 	*o = (struct options){ .freq = 99, .interval = 1.0, .user = true, .kernel = true,
-			       .dwarf = true, .stack_entries = 16384, .count_entries = 16384,
+			       .dwarf = UNWIND_SUPPORTED, .stack_entries = 16384, .count_entries = 16384,
 			       .stack_size = PROF_DEFAULT_STACK_COPY, .build_id_cache = true,
 			       .build_id_cache_size = 2ull << 30 };
-	bool stack_size_set = false, storage_set = false;
+	bool stack_size_set = false, storage_set = false, dwarf_asked = false;
 	/* "+": stop at the first non-option, so COMMAND's own options are
 	 * left alone even without "--". */
 	while ((c = getopt_long(argc, argv, "+p:t:C:F:c:d:o:agNqvhV", longopts, NULL)) != -1) {
@@ -209,7 +210,7 @@ void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_UNWIND:
 			if (strcmp(optarg, "dwarf") == 0)
-				o->dwarf = true;
+				o->dwarf = dwarf_asked = true;
 			else if (strcmp(optarg, "fp") == 0)
 				o->dwarf = false;
 			else
@@ -221,7 +222,7 @@ void parse_options(int argc, char **argv, struct options *o)
 				o->dwarf = false;
 			} else if (strncmp(optarg, "dwarf", 5) == 0 &&
 				   (optarg[5] == '\0' || optarg[5] == ',')) {
-				o->dwarf = true;
+				o->dwarf = dwarf_asked = true;
 				if (optarg[5] == ',') {
 					o->stack_size = (uint32_t)parse_count(
 						optarg + 6, "stack size", 64, PROF_MAX_STACK_COPY);
@@ -270,6 +271,9 @@ void parse_options(int argc, char **argv, struct options *o)
 	}
 	if (!o->user && !o->kernel)
 		errx(EXIT_USAGE, "--kernel-only and --user-only exclude each other");
+	if (dwarf_asked && !UNWIND_SUPPORTED)
+		errx(EXIT_USAGE, "--unwind=dwarf is implemented for x86-64 only: "
+				 "use --unwind=fp on this machine");
 	/* Without user stacks there is nothing to unwind: kernel stacks are
 	 * counted in the kernel, the cheapest way. */
 	if (!o->user)

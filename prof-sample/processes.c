@@ -33,21 +33,22 @@ struct process {
 	struct mapset *shared;	  /* inherited + maps[] as given to children */
 	struct mapping *maps;
 	size_t n, cap;
-	size_t written; /* maps[0..written) are in the capture */
+	size_t written; /* maps[0..written) have been reported */
 	uint64_t generation;
 	bool sampled, exited;
 	bool snapshot; /* mappings read from /proc at the start, build-ids not yet */
 	uint64_t exit_interval;
 	bool uid_known, perf_map_refused;
 	uid_t uid;	      /* owner a perf map must have (or root) */
-	struct perf_map_cursor perf_map; /* how much of /tmp/perf-PID.map is in the capture */
+	struct perf_map_cursor perf_map; /* how much of /tmp/perf-PID.map was reported */
 	uint64_t perf_map_interval;
 };
 
-void processes_init(struct processes *ps, struct cap_writer *w, struct mapped_files *files)
+void processes_init(struct processes *ps, const struct process_news *news,
+		    struct mapped_files *files)
 {
 	memset(ps, 0, sizeof(*ps));
-	ps->w = w;
+	ps->news = news;
 	ps->files = files;
 	ps->byid = htab_new();
 }
@@ -91,21 +92,6 @@ static struct process *get(struct processes *ps, uint32_t pid)
 		p->generation = ++ps->generations;
 	}
 	return e->val.p;
-}
-
-static void write_map(struct processes *ps, uint32_t pid, const struct mapping *m)
-{
-	capw_map(ps->w, &(struct cap_map){
-				.pid = pid,
-				.start = m->start,
-				.end = m->end,
-				.pgoff = m->pgoff,
-				.dev = m->dev,
-				.inode = m->inode,
-				.build_id_len = m->build_id_len,
-				.build_id = m->build_id,
-				.path = cap_cstr(m->path),
-			});
 }
 
 static bool same(const struct mapping *a, const struct mapping *b)
@@ -195,10 +181,10 @@ static struct process *find(struct processes *ps, uint32_t pid)
 
 static void flush_depth(struct processes *ps, uint32_t pid, struct process *p, int depth);
 
-/* Says with one FORK record that p has its parent's mappings, rather than
- * in a MAP record each: a child of a server with thousands of mappings
- * would otherwise repeat them all.  The parent's own MAP records, of which
- * the inherited set is the start, are written first if they were not. */
+/* Says once that p has its parent's mappings, rather than reporting each:
+ * a child of a server with thousands of mappings would otherwise repeat
+ * them all in the capture.  The parent's own, of which the inherited set
+ * is the start, are reported first if they were not. */
 static bool inherit_by_fork(struct processes *ps, uint32_t pid, struct process *p, int depth)
 {
 	struct process *parent = find(ps, p->ppid);
@@ -209,14 +195,14 @@ static bool inherit_by_fork(struct processes *ps, uint32_t pid, struct process *
 	flush_depth(ps, p->ppid, parent, depth + 1);
 	if (parent->written < p->inherited->n)
 		return false;
-	capw_fork(ps->w, pid, p->ppid);
+	ps->news->fork(ps->news->ctx, pid, p->ppid);
 	p->written = p->inherited->n;
 	return true;
 }
 
-/* Writes the MAP records not written yet: the inherited mappings, then
- * the process's own.  A file whose mapping is in the capture is kept in
- * the build-id cache. */
+/* Reports the mappings not reported yet: the inherited ones, then the
+ * process's own.  A file whose mapping is in the capture is kept in the
+ * build-id cache. */
 static void flush_depth(struct processes *ps, uint32_t pid, struct process *p, int depth)
 {
 	size_t k = p->inherited ? p->inherited->n : 0;
@@ -225,7 +211,7 @@ static void flush_depth(struct processes *ps, uint32_t pid, struct process *p, i
 	for (; p->written < k + p->n; p->written++) {
 		const struct mapping *m = p->written < k ? &p->inherited->maps[p->written]
 							 : &p->maps[p->written - k];
-		write_map(ps, pid, m);
+		ps->news->map(ps->news->ctx, pid, m);
 		build_id_cache_offer(ps->cache, pid, m);
 	}
 }
@@ -314,14 +300,14 @@ void processes_fork(struct processes *ps, uint32_t ppid, uint32_t pid)
 	}
 }
 
-void processes_exit(struct processes *ps, uint32_t pid, uint64_t interval)
+void processes_exit(struct processes *ps, uint32_t pid)
 {
 	/* Created if unknown: its fork may still be on its way, and must
 	 * find it marked for reaping. */
 	struct process *p = get(ps, pid);
 
 	p->exited = true;
-	p->exit_interval = interval;
+	p->exit_interval = ps->interval;
 }
 
 static bool read_uid(uint32_t pid, uid_t *uid)
@@ -344,29 +330,30 @@ static bool read_uid(uint32_t pid, uid_t *uid)
 	return ok;
 }
 
-struct jsym_ctx {
-	struct cap_writer *w;
+struct jit_ctx {
+	const struct process_news *news;
 	uint32_t pid;
 };
 
-static void write_jsym(void *ctx, uint64_t start, uint64_t size, const char *name, size_t len)
+static void add_jit_symbol(void *ctx, uint64_t start, uint64_t size, const char *name,
+			   size_t len)
 {
-	struct jsym_ctx *c = ctx;
+	const struct jit_ctx *c = ctx;
 
-	capw_jsym(c->w, c->pid, start, size, name, len);
+	c->news->jit_symbol(c->news->ctx, c->pid, start, size, name, len);
 }
 
-void processes_perf_map(struct processes *ps, uint32_t pid, uint64_t interval)
+void processes_perf_map(struct processes *ps, uint32_t pid)
 {
 	struct htab_entry *e = htab_find(ps->byid, &pid, sizeof(pid));
 	struct process *p = e ? e->val.p : NULL;
 
-	if (!p || !p->uid_known || p->perf_map_refused || p->perf_map_interval == interval + 1)
+	if (!p || !p->uid_known || p->perf_map_refused || p->perf_map_interval == ps->interval + 1)
 		return;
-	p->perf_map_interval = interval + 1;
+	p->perf_map_interval = ps->interval + 1;
 	uint64_t skipped = p->perf_map.skipped;
-	enum perf_map_status st = perf_map_read(NULL, pid, p->uid, &p->perf_map, write_jsym,
-						&(struct jsym_ctx){ ps->w, pid });
+	enum perf_map_status st = perf_map_read(NULL, pid, p->uid, &p->perf_map, add_jit_symbol,
+						&(struct jit_ctx){ ps->news, pid });
 	if (!skipped && p->perf_map.skipped)
 		warnx("/tmp/perf-%" PRIu32 ".map: lines longer than %d bytes or not START SIZE "
 		      "NAME skipped",
@@ -446,14 +433,19 @@ void processes_snapshot_all(struct processes *ps)
 		closedir(proc);
 }
 
-void processes_reap(struct processes *ps, uint64_t interval)
+void processes_next_interval(struct processes *ps)
+{
+	ps->interval++;
+}
+
+void processes_reap(struct processes *ps)
 {
 	struct htab_entry *e = htab_entries(ps->byid);
 
 	for (size_t i = 0; i < htab_count(ps->byid);) {
 		struct process *p = e[i].val.p;
 		uint32_t pid;
-		if (!p->exited || p->exit_interval >= interval) {
+		if (!p->exited || p->exit_interval >= ps->interval) {
 			i++;
 			continue;
 		}

@@ -2,8 +2,9 @@
  * What prof-sample knows of each process: its executable mappings, learnt
  * from mmap events as they happen (so a process that lives milliseconds is
  * still known after it exits) and from /proc for processes that were
- * running before the capture started.  A process's MAP records are written
- * when it is first sampled, and as they change afterwards.
+ * running before the capture started.  A process's mappings are reported
+ * (struct process_news) when it is first sampled, and as they change
+ * afterwards; its perf map's symbols as they are added.
  */
 #ifndef PROF_SAMPLE_PROCESSES_H
 #define PROF_SAMPLE_PROCESSES_H
@@ -14,7 +15,6 @@
 
 #include "build_id.h"
 #include "build_id_cache.h"
-#include "capture.h"
 #include "htab.h"
 #include "mapped_files.h"
 
@@ -25,15 +25,28 @@ struct mapping {
 	char *path;
 };
 
+/* Where what the table learns of a sampled process goes (the capture). */
+struct process_news {
+	void *ctx;
+	void (*map)(void *ctx, uint32_t pid, const struct mapping *m);
+	/* pid has its parent's mappings, reported before. */
+	void (*fork)(void *ctx, uint32_t pid, uint32_t ppid);
+	/* A symbol of pid's perf map (name is not NUL-terminated). */
+	void (*jit_symbol)(void *ctx, uint32_t pid, uint64_t start, uint64_t size,
+			   const char *name, size_t len);
+};
+
 struct processes {
-	struct cap_writer *w;
+	const struct process_news *news;
 	uint64_t generations; /* mapping-set versions handed out so far */
 	struct mapped_files *files;
 	struct build_id_cache *cache; /* NULL: none */
 	struct htab *byid;	      /* pid -> struct process */
+	uint64_t interval;	      /* drain intervals ended so far */
 };
 
-void processes_init(struct processes *ps, struct cap_writer *w, struct mapped_files *files);
+void processes_init(struct processes *ps, const struct process_news *news,
+		    struct mapped_files *files);
 void processes_free(struct processes *ps);
 
 /* An executable mapping appeared (m->path is copied). */
@@ -42,17 +55,17 @@ void processes_mmap(struct processes *ps, uint32_t pid, const struct mapping *m)
 /* A new process inherits its parent's mappings. */
 void processes_fork(struct processes *ps, uint32_t ppid, uint32_t pid);
 
-/* The process exited during drain interval `interval`. */
-void processes_exit(struct processes *ps, uint32_t pid, uint64_t interval);
+/* The process exited during the current drain interval. */
+void processes_exit(struct processes *ps, uint32_t pid);
 
 /* Called for every sampled pid before its samples are written: the first
- * time, writes every mapping known, reading /proc for processes that
+ * time, reports every mapping known, reading /proc for processes that
  * predate the capture.  Returns false if nothing at all is known. */
 bool processes_sampled(struct processes *ps, uint32_t pid);
 
-/* Writes the JSYM records of pid's perf map added since the last call
- * (at most once per drain interval). */
-void processes_perf_map(struct processes *ps, uint32_t pid, uint64_t interval);
+/* Reports the symbols of pid's perf map added since the last call (at
+ * most once per drain interval). */
+void processes_perf_map(struct processes *ps, uint32_t pid);
 
 /* Reads the mappings of a process running, or of all, from /proc: called
  * before prof-sample gives up the privilege to read other users' (the
@@ -61,11 +74,14 @@ void processes_perf_map(struct processes *ps, uint32_t pid, uint64_t interval);
 void processes_snapshot(struct processes *ps, uint32_t pid);
 void processes_snapshot_all(struct processes *ps);
 
-/* Forgets processes that exited before interval `interval` was drained:
- * any sample of theirs has been written by now.  A PID recycled within one
+/* A drain interval ended: its samples have been written. */
+void processes_next_interval(struct processes *ps);
+
+/* Forgets processes that exited before the last interval ended: any
+ * sample of theirs has been written by now.  A PID recycled within one
  * interval keeps the old process's mappings before its own, which it
  * overrides where they overlap. */
-void processes_reap(struct processes *ps, uint64_t interval);
+void processes_reap(struct processes *ps);
 
 /* The mappings known for pid, or NULL; *generation changes whenever they
  * do, and is the same only for the same mappings: those a parent's

@@ -4,6 +4,7 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/sysmacros.h>
@@ -93,7 +94,7 @@ static enum bpf_perf_event_ret on_event(void *ctx, int cpu, struct perf_event_he
 		break;
 	case PERF_RECORD_EXIT:
 		if (h->size >= sizeof(*t) && t->pid == t->tid)
-			processes_exit(sb->ps, t->pid, *sb->interval);
+			processes_exit(sb->ps, t->pid);
 		break;
 	case PERF_RECORD_LOST:
 		if (h->size >= sizeof(struct rec_lost))
@@ -103,7 +104,7 @@ static enum bpf_perf_event_ret on_event(void *ctx, int cpu, struct perf_event_he
 	return LIBBPF_PERF_EVENT_CONT;
 }
 
-int sideband_open(struct sideband *sb, struct processes *ps, const uint64_t *interval)
+int sideband_open(struct sideband *sb, struct processes *ps)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
@@ -120,7 +121,6 @@ int sideband_open(struct sideband *sb, struct processes *ps, const uint64_t *int
 
 	memset(sb, 0, sizeof(*sb));
 	sb->ps = ps;
-	sb->interval = interval;
 	sb->map_fd = bpf_map_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, "sideband", sizeof(int),
 				    sizeof(int), (uint32_t)ncpus, NULL);
 	if (sb->map_fd < 0) {
@@ -150,8 +150,11 @@ void sideband_close(struct sideband *sb)
 
 void sideband_poll(struct sideband *sb, int timeout_ms)
 {
-	if (!sb->pb)
+	/* Without events the wait still paces the main loop. */
+	if (!sb->pb) {
+		poll(NULL, 0, timeout_ms);
 		return;
+	}
 	/* poll() only wakes at the watermark; consume() then takes what
 	 * every ring holds, however little. */
 	perf_buffer__poll(sb->pb, timeout_ms);

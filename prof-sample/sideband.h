@@ -18,12 +18,11 @@ struct sideband {
 	struct perf_buffer *pb;
 	int map_fd;
 	struct processes *ps;
-	const uint64_t *interval; /* the drainer's interval counter */
 	uint64_t lost;		  /* events the kernel dropped (ring full) */
 };
 
 /* Returns 0, or a negative errno with a message printed. */
-int sideband_open(struct sideband *sb, struct processes *ps, const uint64_t *interval);
+int sideband_open(struct sideband *sb, struct processes *ps);
 void sideband_close(struct sideband *sb);
 
 /* Handles pending events, waiting up to timeout_ms for the first. */

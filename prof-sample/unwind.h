@@ -6,9 +6,21 @@
 #ifndef PROF_SAMPLE_UNWIND_H
 #define PROF_SAMPLE_UNWIND_H
 
+#include <elf.h>
 #include <stdint.h>
 
 #include "processes.h"
+
+/* The registers the BPF program copies (PROF_NR_UREGS, in DWARF order) are
+ * laid out for x86-64 only so far: elsewhere prof-sample refuses
+ * --unwind=dwarf and samples by frame pointers. */
+#if defined(__x86_64__)
+#define UNWIND_SUPPORTED 1
+#define UNWIND_MACHINE EM_X86_64
+#else
+#define UNWIND_SUPPORTED 0
+#define UNWIND_MACHINE EM_NONE
+#endif
 
 enum unwind_status {
 	UNWIND_COMPLETE,    /* reached the outermost frame (_start, clone) */

@@ -179,7 +179,7 @@ teardown() {
 	last_second=$(awk -v p="chain $second/" 'index($0, p) == 1 { t = $3 } END { print t + 0 }' "$TMP/frames.txt")
 	echo "last samples: $last_first s, $last_second s"
 	awk -v a="$last_first" -v b="$last_second" 'BEGIN { exit !(b > a + 1) }'
-	"$PROF_WORKLOADS/chain" 1 &
+	"$PROF_WORKLOADS/chain" 3 &
 	run timeout 30 prof-sample -d 60 -t "$!" -o "$TMP/cap.prof"
 	[ "$status" -eq 0 ]
 	prof-symbolize "$TMP/cap.prof" | grep -q '^chain '

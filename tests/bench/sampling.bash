@@ -20,7 +20,7 @@ bpf_run_times() {
 		"$BIN/prof-sample" -q -F "$hz" -d "$SECS" "$@" -o /dev/null &
 		sampler=$!
 		sleep $((SECS - 2))
-		bpftool prog show -j 2>/dev/null | awk -v RS='},' '/"name":"do_sample"/' |
+		bpftool prog show -j 2>/dev/null | awk -v RS='},' '/"name":"sample_(fp|dwarf)"/' |
 			sed -nE 's/.*"run_time_ns":([0-9]+).*"run_cnt":([0-9]+).*/\1 \2/p' |
 			tail -1 >"$TMP/stats"
 		wait "$sampler"

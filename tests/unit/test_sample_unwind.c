@@ -18,6 +18,7 @@
 
 #include "capture.h"
 #include "processes.h"
+#include "recorder.h"
 #include "profile.h"
 #include "unit.h"
 #include "unwind.h"
@@ -97,7 +98,7 @@ struct fixture {
 	FILE *capture;
 	char *buf;
 	size_t len;
-	struct cap_writer w;
+	struct recorder *rec;
 	struct mapped_files files;
 	struct processes ps;
 	struct unwinder *u;
@@ -106,10 +107,10 @@ struct fixture {
 static void fixture_init(struct fixture *f)
 {
 	f->capture = open_memstream(&f->buf, &f->len);
-	capw_init(&f->w, f->capture);
+	f->rec = recorder_new(f->capture, NULL, &f->ps, false);
 	mapped_files_init(&f->files, NULL);
 	f->files.by_path = true;
-	processes_init(&f->ps, &f->w, &f->files);
+	processes_init(&f->ps, recorder_news(f->rec), &f->files);
 	processes_sampled(&f->ps, (uint32_t)getpid());
 	f->u = unwinder_new(&f->ps);
 }
@@ -119,7 +120,7 @@ static void fixture_free(struct fixture *f)
 	unwinder_free(f->u);
 	processes_free(&f->ps);
 	mapped_files_free(&f->files);
-	capw_free(&f->w);
+	recorder_free(f->rec);
 	fclose(f->capture);
 	free(f->buf);
 }
@@ -186,12 +187,12 @@ TEST(a_rawstack_record_holds_all_unwinding_needs)
 
 	fixture_init(&f);
 	descend(&s, 5);
-	capw_rawstack(&f.w,
-		      &(struct cap_rawstack){ .pid = 7, .tid = 8, .time_ns = 9, .ustack = 10,
-					      .machine = 62, .nregs = PROF_NR_UREGS,
-					      .stack_len = s.stack_len, .stack = s.stack },
-		      s.regs);
-	capw_end(&f.w, &(struct cap_end){ 0 });
+	recorder_rawstack(f.rec,
+			  &(struct cap_rawstack){ .pid = 7, .tid = 8, .time_ns = 9, .ustack = 10,
+						  .machine = 62, .nregs = PROF_NR_UREGS,
+						  .stack_len = s.stack_len, .stack = s.stack },
+			  s.regs);
+	recorder_end(f.rec, 0);
 	fflush(f.capture);
 	in = fmemopen(f.buf, f.len, "r");
 	CHECK_INT(capr_open(&r, in), CAPR_OK);

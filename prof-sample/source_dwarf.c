@@ -1,16 +1,25 @@
-#include "raw_samples.h"
+/*
+ * --unwind=dwarf: the BPF program (sample_dwarf) sends each sample through
+ * a ring buffer with the user registers and stack bytes.  They are unwound
+ * as they arrive and aggregated as sample_fp aggregates in its maps, so the
+ * capture holds the same STACK and SAMPLE records in both modes; with
+ * --keep-stack-bytes the raw bytes are written too (RAWSTACK records).
+ */
+#include "source.h"
 
 #include <bpf/libbpf.h>
-#include <elf.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "capture.h"
+#include "clock.h"
 #include "diag.h"
-#include "drain.h"
 #include "htab.h"
+#include "options.h"
 #include "profile.h"
+#include "profile.skel.h"
+#include "recorder.h"
 #include "unwind.h"
 
 /* What samples are aggregated by: the count map's key, plus the capture
@@ -24,9 +33,9 @@ struct agg_key {
  * loop: well under the drain interval and the mmap-event ring's slack. */
 #define RAW_BUDGET_NS (50 * 1000000ull)
 
-struct raw_samples {
+struct dwarf_source {
+	struct source_env env;
 	struct ring_buffer *rb;
-	struct drainer *d;
 	struct unwinder *unw;
 	struct htab *counts; /* struct agg_key -> count, since the last drain */
 	bool keep_stack_bytes;
@@ -42,7 +51,7 @@ static const enum cap_loss_cause truncation_cause[] = {
 	[UNWIND_ERROR] = CAP_LOSS_TRUNC_ERROR,
 };
 
-static enum unwind_status unwind_user(struct raw_samples *r, const struct raw_sample *rs,
+static enum unwind_status unwind_user(struct dwarf_source *r, const struct raw_sample *rs,
 				      uint32_t stack_len, uint32_t *nr)
 {
 	struct unwind_input in = {
@@ -56,14 +65,14 @@ static enum unwind_status unwind_user(struct raw_samples *r, const struct raw_sa
 	size_t n;
 	uint64_t before, after;
 
-	if (status != UNWIND_NO_CFI || !r->d->catch_up ||
-	    !processes_maps(r->d->procs, rs->pid, &n, &before))
+	if (status != UNWIND_NO_CFI || !r->env.catch_up ||
+	    !processes_maps(r->env.procs, rs->pid, &n, &before))
 		return status;
 	/* The mmap event of the code the walk stopped in may still be in the
 	 * event ring: read it, and walk again if it changed anything.  (A
 	 * walk cut by the stack copy or by bad CFI it could not help.) */
-	r->d->catch_up(r->d->catch_up_ctx);
-	if (processes_maps(r->d->procs, rs->pid, &n, &after) && after != before)
+	r->env.catch_up(r->env.catch_up_ctx);
+	if (processes_maps(r->env.procs, rs->pid, &n, &after) && after != before)
 		status = unwind(r->unw, &in, r->ips, PROF_MAX_STACK, nr);
 	return status;
 }
@@ -71,18 +80,18 @@ static enum unwind_status unwind_user(struct raw_samples *r, const struct raw_sa
 /* A process started while the ring was being read may have its mmap or
  * fork events still in the event ring (read at the start of each read of
  * this one): read them before deciding nothing is known of it. */
-static void known_or_caught_up(struct raw_samples *r, uint32_t pid)
+static void known_or_caught_up(struct dwarf_source *r, uint32_t pid)
 {
 	size_t n = 0;
 	uint64_t generation;
 
-	if (r->d->catch_up && (!processes_maps(r->d->procs, pid, &n, &generation) || !n))
-		r->d->catch_up(r->d->catch_up_ctx);
+	if (r->env.catch_up && (!processes_maps(r->env.procs, pid, &n, &generation) || !n))
+		r->env.catch_up(r->env.catch_up_ctx);
 }
 
 static int on_sample(void *ctx, void *data, size_t size)
 {
-	struct raw_samples *r = ctx;
+	struct dwarf_source *r = ctx;
 	const struct raw_sample *rs = data;
 	struct agg_key a;
 	uint32_t stack_len, knr, unr = 0;
@@ -99,14 +108,15 @@ static int on_sample(void *ctx, void *data, size_t size)
 	knr = rs->kstack_nr < PROF_MAX_STACK ? rs->kstack_nr : PROF_MAX_STACK;
 	if (knr) {
 		a.key.kstack = prof_stack_key(rs->kstack, knr, 1);
-		a.kstack = drain_stack(r->d, a.key.kstack, (const uint64_t *)rs->kstack, knr);
+		a.kstack = recorder_stack(r->env.rec, a.key.kstack, (const uint64_t *)rs->kstack,
+					  knr);
 	}
 	if (rs->flags & PROF_RAW_USER) {
 		char comm[PROF_COMM_LEN + 1] = { 0 };
 
 		memcpy(comm, rs->comm, PROF_COMM_LEN);
 		known_or_caught_up(r, rs->pid);
-		if (drain_process(r->d, rs->pid, comm)) {
+		if (recorder_process(r->env.rec, rs->pid, comm)) {
 			enum unwind_status status = unwind_user(r, rs, stack_len, &unr);
 			if (status != UNWIND_COMPLETE)
 				r->truncated[truncation_cause[status]]++;
@@ -117,20 +127,20 @@ static int on_sample(void *ctx, void *data, size_t size)
 			unr = 1;
 		}
 		a.key.ustack = prof_stack_key((const __u64 *)r->ips, unr, 0);
-		a.ustack = drain_stack(r->d, a.key.ustack, r->ips, unr);
+		a.ustack = recorder_stack(r->env.rec, a.key.ustack, r->ips, unr);
 		if (r->keep_stack_bytes)
-			capw_rawstack(r->d->w,
-				      &(struct cap_rawstack){
-					      .pid = rs->pid,
-					      .tid = rs->tid,
-					      .time_ns = monotonic_ns() - r->d->start_ns,
-					      .ustack = a.ustack,
-					      .machine = EM_X86_64,
-					      .nregs = PROF_NR_UREGS,
-					      .stack_len = stack_len,
-					      .stack = rs->stack,
-				      },
-				      (const uint64_t *)rs->regs);
+			recorder_rawstack(r->env.rec,
+					  &(struct cap_rawstack){
+						  .pid = rs->pid,
+						  .tid = rs->tid,
+						  .time_ns = monotonic_ns() - r->env.start_ns,
+						  .ustack = a.ustack,
+						  .machine = UNWIND_MACHINE,
+						  .nregs = PROF_NR_UREGS,
+						  .stack_len = stack_len,
+						  .stack = rs->stack,
+					  },
+					  (const uint64_t *)rs->regs);
 	}
 	e = htab_upsert(r->counts, &a, sizeof(a), NULL);
 	e->val.u++;
@@ -145,25 +155,60 @@ static int on_sample(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-struct raw_samples *raw_samples_open(int ring_fd, struct drainer *d, bool keep_stack_bytes)
+/* The ring holds what comes in 128 ms (at least 32 samples) per CPU, between
+ * reads every 10 ms: 16 MiB on two CPUs at 999 Hz with the default 32 KiB
+ * of stack, 4 MiB at 99 Hz.  Its pages are mapped twice (so that records
+ * can wrap), which doubles what it adds to prof-sample's RSS. */
+static uint32_t ring_size(const struct options *o)
 {
-	struct raw_samples *r = xcalloc(1, sizeof(*r));
+	double rate = o->freq ? o->freq : 1e9 / (double)o->period;
+	double per_cpu = rate * 0.128 > 32 ? rate * 0.128 : 32;
+	double want = libbpf_num_possible_cpus() * per_cpu * (PROF_RAW_HEADER + o->stack_size);
+	uint32_t size = 1u << 20;
 
-	r->rb = ring_buffer__new(ring_fd, on_sample, r, NULL);
+	while (size < want && size < (1u << 30))
+		size <<= 1;
+	return size;
+}
+
+static void dwarf_configure(struct profile_bpf *skel, const struct options *o)
+{
+	bpf_program__set_autoload(skel->progs.sample_fp, false);
+	/* sample_fp's maps are not used: as small as a map can be. */
+	bpf_map__set_max_entries(skel->maps.stacks0, 1);
+	bpf_map__set_max_entries(skel->maps.stacks1, 1);
+	bpf_map__set_max_entries(skel->maps.counts0, 1);
+	bpf_map__set_max_entries(skel->maps.counts1, 1);
+	bpf_map__set_max_entries(skel->maps.raw_samples, ring_size(o));
+	bpf_map__set_max_entries(skel->maps.raw_scratch, libbpf_num_possible_cpus());
+}
+
+static struct bpf_program *dwarf_program(struct profile_bpf *skel)
+{
+	return skel->progs.sample_dwarf;
+}
+
+static void *dwarf_open(const struct source_env *env, const struct options *o)
+{
+	struct dwarf_source *r = xcalloc(1, sizeof(*r));
+
+	r->rb = ring_buffer__new(bpf_map__fd(env->skel->maps.raw_samples), on_sample, r, NULL);
 	if (!r->rb) {
 		warn("cannot read the sample ring buffer");
 		free(r);
 		return NULL;
 	}
-	r->d = d;
-	r->unw = unwinder_new(d->procs);
+	r->env = *env;
+	r->unw = unwinder_new(env->procs);
 	r->counts = htab_new();
-	r->keep_stack_bytes = keep_stack_bytes;
+	r->keep_stack_bytes = o->keep_stack_bytes;
 	return r;
 }
 
-void raw_samples_close(struct raw_samples *r)
+static void dwarf_close(void *state)
 {
+	struct dwarf_source *r = state;
+
 	if (!r)
 		return;
 	ring_buffer__free(r->rb);
@@ -173,7 +218,7 @@ void raw_samples_close(struct raw_samples *r)
 }
 
 /* Consumes for at most budget_ns (0: until the ring is empty). */
-static bool consume(struct raw_samples *r, uint64_t budget_ns)
+static bool consume(struct dwarf_source *r, uint64_t budget_ns)
 {
 	int n;
 
@@ -181,8 +226,8 @@ static bool consume(struct raw_samples *r, uint64_t budget_ns)
 	r->out_of_time = false;
 	/* Mmap events come before the samples that need them: those of
 	 * every sample already in the ring are in the event ring now. */
-	if (r->d->catch_up)
-		r->d->catch_up(r->d->catch_up_ctx);
+	if (r->env.catch_up)
+		r->env.catch_up(r->env.catch_up_ctx);
 	n = ring_buffer__consume(r->rb);
 	if (n < 0 && !r->out_of_time && n != -EINTR) {
 		errno = -n;
@@ -192,35 +237,48 @@ static bool consume(struct raw_samples *r, uint64_t budget_ns)
 	return true;
 }
 
-bool raw_samples_consume(struct raw_samples *r)
+/* Unwinds the samples waiting in the ring, for a bounded time. */
+static bool dwarf_poll(void *state)
 {
-	return consume(r, RAW_BUDGET_NS);
+	return consume(state, RAW_BUDGET_NS);
 }
 
-bool raw_samples_drain(struct raw_samples *r, uint64_t now, bool last)
+static enum drain_result dwarf_drain(void *state, uint64_t time_ns, bool last)
 {
+	struct dwarf_source *r = state;
 	struct htab_entry *e;
 	bool emptied;
 
 	/* The last drain comes after sampling stopped: the ring empties. */
-	consume(r, last ? 0 : RAW_BUDGET_NS);
+	if (!consume(r, last ? 0 : RAW_BUDGET_NS))
+		return DRAIN_ERROR;
 	emptied = !r->out_of_time;
 	e = htab_entries(r->counts);
 	for (size_t i = 0; i < htab_count(r->counts); i++) {
 		struct agg_key a;
 		memcpy(&a, e[i].key, sizeof(a));
-		drain_sample(r->d, &a.key, a.kstack, a.ustack, e[i].val.u, now);
+		recorder_sample(r->env.rec, &a.key, a.kstack, a.ustack, e[i].val.u, time_ns);
 	}
 	htab_free(r->counts);
 	r->counts = htab_new();
 	for (int c = 0; c < CAP_LOSS_MAX; c++) {
-		drain_loss(r->d, (enum cap_loss_cause)c, r->truncated[c]);
+		recorder_loss(r->env.rec, (enum cap_loss_cause)c, r->truncated[c]);
 		r->truncated[c] = 0;
 	}
-	return emptied;
+	if (!emptied)
+		return DRAIN_PARTIAL;
+	unwinder_sweep(r->unw);
+	return DRAIN_COMPLETE;
 }
 
-void raw_samples_sweep(struct raw_samples *r)
-{
-	unwinder_sweep(r->unw);
-}
+const struct source_ops dwarf_source = {
+	.name = "dwarf",
+	.configure = dwarf_configure,
+	.program = dwarf_program,
+	.open = dwarf_open,
+	.close = dwarf_close,
+	/* Often enough to unwind samples as they come. */
+	.poll_ms = 10,
+	.poll = dwarf_poll,
+	.drain = dwarf_drain,
+};

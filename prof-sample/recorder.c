@@ -1,0 +1,227 @@
+#include "recorder.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "htab.h"
+#include "profile.h"
+
+struct recorder {
+	struct cap_writer w;
+	struct kallsyms *ksyms;	  /* NULL: kernel symbols are unavailable */
+	struct processes *procs;
+	struct process_news news; /* ctx is this recorder */
+	bool verbose;
+	struct htab *stacks;  /* stack key -> capture stack id */
+	struct htab *threads; /* tid -> last name written */
+	struct recorder_stats stats;
+};
+
+static void on_map(void *ctx, uint32_t pid, const struct mapping *m)
+{
+	struct recorder *r = ctx;
+
+	capw_map(&r->w, &(struct cap_map){
+				.pid = pid,
+				.start = m->start,
+				.end = m->end,
+				.pgoff = m->pgoff,
+				.dev = m->dev,
+				.inode = m->inode,
+				.build_id_len = m->build_id_len,
+				.build_id = m->build_id,
+				.path = cap_cstr(m->path),
+			});
+}
+
+static void on_fork(void *ctx, uint32_t pid, uint32_t ppid)
+{
+	struct recorder *r = ctx;
+
+	capw_fork(&r->w, pid, ppid);
+}
+
+static void on_jit_symbol(void *ctx, uint32_t pid, uint64_t start, uint64_t size,
+			  const char *name, size_t len)
+{
+	struct recorder *r = ctx;
+
+	capw_jsym(&r->w, pid, start, size, name, len);
+}
+
+struct recorder *recorder_new(FILE *out, struct kallsyms *ksyms, struct processes *procs,
+			      bool verbose)
+{
+	struct recorder *r = xcalloc(1, sizeof(*r));
+
+	capw_init(&r->w, out);
+	r->ksyms = ksyms;
+	r->procs = procs;
+	r->news = (struct process_news){
+		.ctx = r,
+		.map = on_map,
+		.fork = on_fork,
+		.jit_symbol = on_jit_symbol,
+	};
+	r->verbose = verbose;
+	r->stacks = htab_new();
+	r->threads = htab_new();
+	return r;
+}
+
+void recorder_free(struct recorder *r)
+{
+	if (!r)
+		return;
+	struct htab_entry *e = htab_entries(r->threads);
+	for (size_t i = 0; i < htab_count(r->threads); i++)
+		free(e[i].val.p);
+	htab_free(r->stacks);
+	htab_free(r->threads);
+	capw_free(&r->w);
+	free(r);
+}
+
+const struct process_news *recorder_news(struct recorder *r)
+{
+	return &r->news;
+}
+
+void recorder_info(struct recorder *r, const struct cap_info *info)
+{
+	capw_info(&r->w, info);
+}
+
+static void write_ksyms(struct recorder *r, const uint64_t *ips, uint32_t nr)
+{
+	for (uint32_t i = 0; i < nr && r->ksyms; i++) {
+		struct ksym *k = kallsyms_find(r->ksyms, ips[i]);
+		if (k && !k->written) {
+			capw_ksym(&r->w, k->start, k->end, k->name, k->module);
+			k->written = true;
+		}
+	}
+}
+
+uint32_t recorder_stack(struct recorder *r, uint64_t key, const uint64_t *ips, uint32_t nr)
+{
+	bool created;
+	struct htab_entry *e = htab_upsert(r->stacks, &key, sizeof(key), &created);
+
+	if (!created)
+		return (uint32_t)e->val.u;
+	e->val.u = ++r->stats.stacks;
+	if (key & PROF_KERNEL_STACK)
+		write_ksyms(r, ips, nr);
+	capw_stack(&r->w, (uint32_t)e->val.u, nr, ips);
+	return (uint32_t)e->val.u;
+}
+
+uint32_t recorder_stack_id(const struct recorder *r, uint64_t key)
+{
+	struct htab_entry *e = key ? htab_find(r->stacks, &key, sizeof(key)) : NULL;
+
+	return e ? (uint32_t)e->val.u : 0;
+}
+
+void recorder_loss(struct recorder *r, enum cap_loss_cause cause, uint64_t n)
+{
+	if (!n)
+		return;
+	r->stats.lost[cause] += n;
+	capw_loss(&r->w, cause, n);
+}
+
+bool recorder_process(struct recorder *r, uint32_t pid, const char *comm)
+{
+	if (processes_sampled(r->procs, pid))
+		return true;
+	recorder_loss(r, CAP_LOSS_PROC, 1);
+	if (r->verbose) {
+		char shown[PROF_COMM_LEN + 1];
+		snprintf(shown, sizeof(shown), "%s", comm);
+		printable(shown, strlen(shown));
+		warnx("process %u (%s) exited before its mappings were known", pid, shown);
+	}
+	return false;
+}
+
+/* A COMM record when a thread is first seen and whenever its name changes
+ * (exec, prctl): the name is the one the thread had at each sample. */
+static void note_thread(struct recorder *r, const struct sample_key *k)
+{
+	bool created;
+	struct htab_entry *e = htab_upsert(r->threads, &k->tid, sizeof(k->tid), &created);
+	char comm[PROF_COMM_LEN + 1] = { 0 };
+
+	memcpy(comm, k->comm, PROF_COMM_LEN);
+	if (created)
+		e->val.p = xcalloc(1, sizeof(comm));
+	else if (strcmp(e->val.p, comm) == 0)
+		return;
+	memcpy(e->val.p, comm, sizeof(comm));
+	capw_comm(&r->w, k->pid, k->tid, comm);
+}
+
+void recorder_sample(struct recorder *r, const struct sample_key *k, uint32_t kstack,
+		     uint32_t ustack, uint64_t count, uint64_t time_ns)
+{
+	/* Only user frames need the mappings. */
+	if (k->ustack) {
+		recorder_process(r, k->pid, k->comm);
+		processes_perf_map(r->procs, k->pid);
+	}
+	note_thread(r, k);
+	capw_sample(&r->w, &(struct cap_sample){
+				   .pid = k->pid,
+				   .tid = k->tid,
+				   .kstack = kstack,
+				   .ustack = ustack,
+				   .count = count,
+				   .time_ns = time_ns,
+			   });
+	r->stats.samples += count;
+}
+
+void recorder_rawstack(struct recorder *r, const struct cap_rawstack *raw, const uint64_t *regs)
+{
+	capw_rawstack(&r->w, raw, regs);
+}
+
+void recorder_taken(struct recorder *r, uint64_t taken)
+{
+	r->stats.taken = taken;
+}
+
+bool recorder_flush(struct recorder *r)
+{
+	if (fflush(r->w.f) == 0)
+		return true;
+	if (errno == EPIPE)
+		warnx("output closed by its reader; stopping");
+	else
+		warn("write error; stopping");
+	return false;
+}
+
+void recorder_end(struct recorder *r, uint64_t duration_ns)
+{
+	const struct recorder_stats *st = &r->stats;
+
+	capw_end(&r->w, &(struct cap_end){
+				.duration_ns = duration_ns,
+				.samples = st->samples,
+				/* Samples lost whole, as opposed to stacks lost
+				 * or cut short. */
+				.lost = st->lost[CAP_LOSS_COUNT_MAP] + st->lost[CAP_LOSS_RING],
+				.stacks = st->stacks,
+				.taken = st->taken,
+			});
+}
+
+const struct recorder_stats *recorder_stats(const struct recorder *r)
+{
+	return &r->stats;
+}

@@ -1,0 +1,78 @@
+/*
+ * The capture's one writer.  Sample sources hand it stacks and samples;
+ * the process table hands it mappings, forks and perf-map symbols as it
+ * learns them.  It decides what the capture says and when: each distinct
+ * stack once, a thread's name when it changes, the kernel symbols a stack
+ * needs, a process's mappings before its first sample, losses as they are
+ * counted, and the totals at the end.
+ */
+#ifndef PROF_SAMPLE_RECORDER_H
+#define PROF_SAMPLE_RECORDER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "capture.h"
+#include "kallsyms.h"
+#include "processes.h"
+
+struct recorder;
+struct sample_key;
+
+struct recorder_stats {
+	uint64_t taken;	  /* samples the BPF program took */
+	uint64_t samples; /* samples written */
+	uint64_t lost[CAP_LOSS_MAX];
+	uint32_t stacks; /* distinct stacks written */
+};
+
+/* ksyms may be NULL (kernel frames then stay addresses).  The process
+ * table is consulted for each sampled process; it is given its news
+ * (recorder_news()) when it is initialised. */
+struct recorder *recorder_new(FILE *out, struct kallsyms *ksyms, struct processes *procs,
+			      bool verbose);
+void recorder_free(struct recorder *r);
+
+/* What the process table reports goes into the capture through these. */
+const struct process_news *recorder_news(struct recorder *r);
+
+void recorder_info(struct recorder *r, const struct cap_info *info);
+
+/* The capture id of the stack stored under key (prof_stack_key()), its
+ * STACK record (and its kernel frames' KSYM records) written the first
+ * time. */
+uint32_t recorder_stack(struct recorder *r, uint64_t key, const uint64_t *ips, uint32_t nr);
+
+/* The capture id of a stack already written, or 0. */
+uint32_t recorder_stack_id(const struct recorder *r, uint64_t key);
+
+/* Makes sure pid's mappings are in the capture before a sample of its;
+ * false (counted as a loss) if none could be known. */
+bool recorder_process(struct recorder *r, uint32_t pid, const char *comm);
+
+/* Writes count samples of key at time_ns, whose stacks have the capture
+ * ids kstack and ustack (0: none), with what they need first: the thread's
+ * name, the process's mappings and new perf-map symbols. */
+void recorder_sample(struct recorder *r, const struct sample_key *key, uint32_t kstack,
+		     uint32_t ustack, uint64_t count, uint64_t time_ns);
+
+/* The stack bytes and registers a sample was unwound from
+ * (--keep-stack-bytes). */
+void recorder_rawstack(struct recorder *r, const struct cap_rawstack *raw, const uint64_t *regs);
+
+void recorder_loss(struct recorder *r, enum cap_loss_cause cause, uint64_t n);
+
+/* The BPF program's running total of samples taken. */
+void recorder_taken(struct recorder *r, uint64_t taken);
+
+/* Pushes what was written to the output; false, with a message, once its
+ * reader has gone or the disk is full. */
+bool recorder_flush(struct recorder *r);
+
+/* Writes the END record. */
+void recorder_end(struct recorder *r, uint64_t duration_ns);
+
+const struct recorder_stats *recorder_stats(const struct recorder *r);
+
+#endif

@@ -1,0 +1,322 @@
+#include "session.h"
+
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "diag.h"
+#include "privileges.h"
+#include "proc_maps.h"
+#include "profile.h"
+#include "profile.skel.h"
+#include "recorder.h"
+
+_Static_assert(PROF_NR_COUNTERS <= 8, "session.counters is too small");
+
+/* Storing in the build-id cache goes this long at a time between reads of
+ * the rings: a host's libraries at the start of a capture take a second. */
+#define CACHE_SLICE_NS (5 * 1000000ull)
+
+/* The process events ring is read at least this often, so that it does
+ * not fill up, and the command's exit is noticed. */
+#define POLL_MS 100
+
+static bool start_cache(struct build_id_cache *c, const struct options *o)
+{
+	char buf[4096];
+	const char *dir = o->build_id_dir ? o->build_id_dir : build_id_cache_dir(buf, sizeof(buf));
+
+	if (!dir) {
+		warnx("no build-id cache (no HOME): files that go away stay unresolved");
+		return false;
+	}
+	return build_id_cache_start(c, dir, o->build_id_cache_size);
+}
+
+bool session_open(struct session *s, struct profile_bpf *skel, const struct source_ops *src,
+		  const struct options *o, FILE *out)
+{
+	bool have_ksyms, have_opener;
+
+	memset(s, 0, sizeof(*s));
+	s->opt = o;
+	s->skel = skel;
+	s->src = src;
+	s->opener.h.sock = -1;
+	s->cache.keeper.sock = -1;
+	s->sb.map_fd = -1;
+	s->show_progress = !o->quiet && isatty(STDERR_FILENO);
+
+	have_ksyms = kallsyms_load(&s->ksyms, "/proc/kallsyms");
+	if (!have_ksyms)
+		warn("/proc/kallsyms: kernel frames will stay unresolved");
+	/* Forked while prof-sample may still give it what it keeps. */
+	have_opener = opener_start(&s->opener);
+	if (!have_opener)
+		warnx("files only their owners may read will stay unresolved");
+	s->have_cache = o->build_id_cache && start_cache(&s->cache, o);
+
+	mapped_files_init(&s->files, have_opener ? &s->opener : NULL);
+	s->rec = recorder_new(out, have_ksyms ? &s->ksyms : NULL, &s->procs, o->verbose > 0);
+	processes_init(&s->procs, recorder_news(s->rec), &s->files);
+	s->procs.cache = s->have_cache ? &s->cache : NULL;
+	s->start_ns = monotonic_ns();
+	s->have_sideband = sideband_open(&s->sb, &s->procs) == 0;
+	if (!s->have_sideband)
+		warnx("processes that exit before a drain will lose their user frames");
+	s->src_state = src->open(&(struct source_env){
+					 .skel = skel,
+					 .rec = s->rec,
+					 .procs = &s->procs,
+					 .catch_up = s->have_sideband ? sideband_catch_up : NULL,
+					 .catch_up_ctx = &s->sb,
+					 .start_ns = s->start_ns,
+				 },
+				 o);
+	return s->src_state != NULL;
+}
+
+void session_close(struct session *s)
+{
+	if (s->src_state)
+		s->src->close(s->src_state);
+	sideband_close(&s->sb);
+	processes_free(&s->procs);
+	recorder_free(s->rec);
+	mapped_files_free(&s->files);
+	opener_stop(&s->opener);
+	build_id_cache_stop(&s->cache);
+	kallsyms_free(&s->ksyms);
+}
+
+static void read_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = '\0';
+	if (f) {
+		if (fgets(buf, (int)size, f))
+			buf[strcspn(buf, "\n")] = '\0';
+		fclose(f);
+	}
+}
+
+static void write_info(struct session *s, int ncpus)
+{
+	const struct options *o = s->opt;
+	struct utsname u;
+	struct timespec now;
+	char boot_id[64];
+
+	uname(&u);
+	clock_gettime(CLOCK_REALTIME, &now);
+	read_line("/proc/sys/kernel/random/boot_id", boot_id, sizeof(boot_id));
+	recorder_info(s->rec, &(struct cap_info){
+				      .start_ns = (uint64_t)now.tv_sec * 1000000000u +
+						  (uint64_t)now.tv_nsec,
+				      .freq = o->freq,
+				      .period = o->period,
+				      .ncpus = (uint32_t)ncpus,
+				      .event = cap_cstr("cpu-clock"),
+				      .hostname = cap_cstr(u.nodename),
+				      .release = cap_cstr(u.release),
+				      .boot_id = cap_cstr(boot_id),
+			      });
+}
+
+/* The mappings of the processes already running, while prof-sample may
+ * still read anyone's /proc/PID/maps; those started later come from the
+ * mmap events.  A command's processes all start later (without -a). */
+static void snapshot_processes(struct session *s)
+{
+	const struct options *o = s->opt;
+	const struct targets *t = &o->targets;
+
+	if (o->command && !o->all)
+		return;
+	if (!t->npids && !t->ntids) {
+		processes_snapshot_all(&s->procs);
+		return;
+	}
+	for (size_t i = 0; i < t->npids; i++)
+		processes_snapshot(&s->procs, t->pids[i]);
+	for (size_t i = 0; i < t->ntids; i++)
+		processes_snapshot(&s->procs, proc_tgid(t->tids[i]));
+}
+
+bool session_begin(struct session *s, int ncpus)
+{
+	const struct options *o = s->opt;
+
+	write_info(s, ncpus);
+	snapshot_processes(s);
+	/* Everything privileged is done: what parses untrusted input from
+	 * here on (ELF files, perf maps) runs without it, and files only
+	 * privilege may open come through the opener. */
+	if (!drop_privileges(!bpf_maps_work_unprivileged(bpf_map__fd(s->skel->maps.counts0))))
+		return false;
+	s->files.by_path = true;
+	s->next_drain_ns = s->start_ns + (uint64_t)(o->interval * 1e9);
+	s->deadline_ns = o->duration ? s->start_ns + (uint64_t)(o->duration * 1e9) : UINT64_MAX;
+	return true;
+}
+
+/* The BPF program's counters become loss records as they grow. */
+static void record_losses(struct session *s)
+{
+	static const struct {
+		enum prof_counter counter;
+		enum cap_loss_cause cause;
+	} map[] = {
+		{ PROF_LOST_KSTACK, CAP_LOSS_KSTACK },
+		{ PROF_LOST_USTACK, CAP_LOSS_USTACK },
+		{ PROF_LOST_COUNT, CAP_LOSS_COUNT_MAP },
+		{ PROF_LOST_RING, CAP_LOSS_RING },
+	};
+	volatile __u64 *c = s->skel->bss->counters;
+
+	recorder_taken(s->rec, c[PROF_SEEN]);
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		uint64_t now = c[map[i].counter];
+		recorder_loss(s->rec, map[i].cause, now - s->counters[map[i].counter]);
+		s->counters[map[i].counter] = now;
+	}
+	if (s->have_sideband) {
+		recorder_loss(s->rec, CAP_LOSS_MMAP_EVENTS, s->sb.lost - s->sideband_reported);
+		s->sideband_reported = s->sb.lost;
+	}
+}
+
+/* Moves the samples of the interval that ended into the capture. */
+static bool drain(struct session *s, bool last)
+{
+	enum drain_result r = s->src->drain(s->src_state, monotonic_ns() - s->start_ns, last);
+
+	if (r == DRAIN_ERROR)
+		return false;
+	record_losses(s);
+	processes_next_interval(&s->procs);
+	/* A process is forgotten once its last sample has been handled:
+	 * samples behind in the source delay it to a later drain. */
+	if (r == DRAIN_COMPLETE)
+		processes_reap(&s->procs);
+	return true;
+}
+
+static uint64_t total_lost(const struct recorder_stats *st)
+{
+	uint64_t n = 0;
+
+	for (int c = 1; c < CAP_LOSS_MAX; c++)
+		n += st->lost[c];
+	return n;
+}
+
+static void progress(const struct session *s, bool final)
+{
+	const struct recorder_stats *st = recorder_stats(s->rec);
+
+	fprintf(stderr, "\rprof-sample: %.0fs, %" PRIu64 " samples, %u stacks, %" PRIu64 " lost%s",
+		(double)(monotonic_ns() - s->start_ns) / 1e9, st->samples, st->stacks,
+		total_lost(st), final ? "\n" : "  ");
+}
+
+bool session_step(struct session *s, bool *failed)
+{
+	uint64_t now = monotonic_ns();
+
+	*failed = false;
+	if (now >= s->deadline_ns)
+		return false;
+	if (now < s->next_drain_ns) {
+		uint64_t until = s->next_drain_ns < s->deadline_ns ? s->next_drain_ns : s->deadline_ns;
+		uint64_t ms = (until - now) / 1000000 + 1;
+		int most = s->src->poll_ms < POLL_MS ? s->src->poll_ms : POLL_MS;
+
+		sideband_poll(&s->sb, ms > (uint64_t)most ? most : (int)ms);
+		if (s->src->poll && !s->src->poll(s->src_state)) {
+			*failed = true;
+			return false;
+		}
+		build_id_cache_work(s->procs.cache, &s->files, CACHE_SLICE_NS);
+		return true;
+	}
+	s->next_drain_ns += (uint64_t)(s->opt->interval * 1e9);
+	if (!drain(s, false) || !recorder_flush(s->rec)) {
+		*failed = true;
+		return false;
+	}
+	if (s->show_progress)
+		progress(s, false);
+	return true;
+}
+
+void session_finish(struct session *s)
+{
+	drain(s, true);
+	build_id_cache_work(s->procs.cache, &s->files, 0);
+	recorder_end(s->rec, monotonic_ns() - s->start_ns);
+}
+
+static void report_samples(const struct recorder_stats *st, bool verbose)
+{
+	if (verbose)
+		warnx("%" PRIu64 " samples, %u distinct stacks", st->samples, st->stacks);
+	if (st->taken == 0)
+		warnx("no samples were taken: the targets never ran on a CPU while "
+		      "sampling (time spent blocked or asleep is not sampled)");
+	if (st->lost[CAP_LOSS_COUNT_MAP])
+		warnx("lost %" PRIu64 " of %" PRIu64 " samples: count map full "
+		      "(raise --count-storage-size)",
+		      st->lost[CAP_LOSS_COUNT_MAP], st->taken);
+	if (st->lost[CAP_LOSS_KSTACK] || st->lost[CAP_LOSS_USTACK])
+		warnx("lost %" PRIu64 " kernel and %" PRIu64 " user stacks: stack map full "
+		      "(raise --stack-storage-size)",
+		      st->lost[CAP_LOSS_KSTACK], st->lost[CAP_LOSS_USTACK]);
+	if (st->lost[CAP_LOSS_PROC])
+		warnx("%" PRIu64 " process(es) exited before their mappings were known",
+		      st->lost[CAP_LOSS_PROC]);
+	if (st->lost[CAP_LOSS_MMAP_EVENTS])
+		warnx("lost %" PRIu64 " mmap events", st->lost[CAP_LOSS_MMAP_EVENTS]);
+	if (st->lost[CAP_LOSS_RING])
+		warnx("lost %" PRIu64 " of %" PRIu64 " samples: ring buffer full "
+		      "(prof-sample could not unwind as fast as samples came)",
+		      st->lost[CAP_LOSS_RING], st->taken);
+	if (st->lost[CAP_LOSS_TRUNC_NO_CFI] || st->lost[CAP_LOSS_TRUNC_STACK] ||
+	    st->lost[CAP_LOSS_TRUNC_ERROR])
+		warnx("user stacks cut short: %" PRIu64 " at code without CFI, %" PRIu64
+		      " at the end of the stack copy (see --stack-size), %" PRIu64
+		      " at CFI that could not be evaluated",
+		      st->lost[CAP_LOSS_TRUNC_NO_CFI], st->lost[CAP_LOSS_TRUNC_STACK],
+		      st->lost[CAP_LOSS_TRUNC_ERROR]);
+}
+
+static void report_cache(const struct build_id_cache_stats *st, bool verbose)
+{
+	if (verbose)
+		warnx("build-id cache: %" PRIu64 " file(s) stored (%" PRIu64 " KiB in %.0f ms), "
+		      "%" PRIu64 " there already",
+		      st->stored, st->bytes >> 10, (double)st->ns / 1e6, st->present);
+	if (st->full)
+		warnx("build-id cache full: %" PRIu64 " file(s) not stored "
+		      "(raise --build-id-cache-size)",
+		      st->full);
+	if (st->failed && verbose)
+		warnx("build-id cache: %" PRIu64 " file(s) could not be read", st->failed);
+}
+
+void session_report(struct session *s)
+{
+	bool verbose = s->opt->verbose > 0;
+
+	if (s->show_progress)
+		progress(s, true);
+	report_samples(recorder_stats(s->rec), verbose);
+	if (s->have_cache)
+		report_cache(&s->cache.stats, verbose);
+}

@@ -1,0 +1,68 @@
+/*
+ * One capture's run, from the loaded BPF program to the END record: what
+ * sampling needs while it runs (kernel symbols, the process table and the
+ * process events that feed it, the file opener and the build-id cache, the
+ * recorder and the sample source), the drain at each interval, and the
+ * totals reported at the end.
+ */
+#ifndef PROF_SAMPLE_SESSION_H
+#define PROF_SAMPLE_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "build_id_cache.h"
+#include "kallsyms.h"
+#include "mapped_files.h"
+#include "opener.h"
+#include "options.h"
+#include "processes.h"
+#include "sideband.h"
+#include "source.h"
+
+struct profile_bpf;
+struct recorder;
+
+struct session {
+	const struct options *opt;
+	struct profile_bpf *skel;
+	const struct source_ops *src;
+	void *src_state;
+	struct recorder *rec;
+	struct kallsyms ksyms;
+	struct opener opener;
+	struct build_id_cache cache;
+	bool have_cache, have_sideband, show_progress;
+	struct mapped_files files;
+	struct processes procs;
+	struct sideband sb;
+	uint64_t start_ns, next_drain_ns, deadline_ns;
+	uint64_t counters[8]; /* the BPF program's counters already recorded */
+	uint64_t sideband_reported;
+};
+
+/* Starts the capture on out with the loaded skel and its source src.
+ * False, with a message printed, if it cannot; session_close() is due
+ * either way. */
+bool session_open(struct session *s, struct profile_bpf *skel, const struct source_ops *src,
+		  const struct options *o, FILE *out);
+void session_close(struct session *s);
+
+/* Once sampling runs on ncpus CPUs: the INFO record, then the mappings of
+ * the processes running (while prof-sample may still read anyone's), then
+ * privilege is given up.  False, with a message, if that fails. */
+bool session_begin(struct session *s, int ncpus);
+
+/* Waits for and handles what comes (samples to unwind, process events),
+ * draining at each interval.  False once the duration has ended; on a
+ * failure too, with *failed set. */
+bool session_step(struct session *s, bool *failed);
+
+/* After sampling has stopped: the last drain and the END record. */
+void session_finish(struct session *s);
+
+/* Tells the totals and losses on stderr. */
+void session_report(struct session *s);
+
+#endif
