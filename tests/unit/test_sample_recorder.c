@@ -1,0 +1,181 @@
+/*
+ * The recorder, prof-sample's one capture writer: what it writes for the
+ * stacks, samples and losses a sample source hands it, read back with the
+ * capture reader prof-symbolize uses.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "mapped_files.h"
+#include "processes.h"
+#include "profile.h"
+#include "recorder.h"
+#include "unit.h"
+
+struct fixture {
+	FILE *capture;
+	char *buf;
+	size_t len;
+	struct recorder *rec;
+	struct mapped_files files;
+	struct processes ps;
+	uint32_t counts[CAP_FORK + 1]; /* records read back, by type */
+	uint32_t first[CAP_FORK + 1];  /* index of each type's first record */
+};
+
+static void fixture_init(struct fixture *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->capture = open_memstream(&f->buf, &f->len);
+	f->rec = recorder_new(f->capture, NULL, &f->ps, false);
+	mapped_files_init(&f->files, NULL);
+	f->files.by_path = true;
+	processes_init(&f->ps, recorder_news(f->rec), &f->files);
+}
+
+static void fixture_free(struct fixture *f)
+{
+	processes_free(&f->ps);
+	recorder_free(f->rec);
+	mapped_files_free(&f->files);
+	fclose(f->capture);
+	free(f->buf);
+}
+
+/* Reads the capture back, counting records by type; calls each() on each. */
+static void read_back(struct fixture *f, void (*each)(const struct cap_record *, void *),
+		      void *ctx)
+{
+	struct cap_reader r;
+	struct cap_record rec;
+	uint32_t i = 0;
+	FILE *in;
+
+	CHECK(recorder_flush(f->rec));
+	in = fmemopen(f->buf, f->len, "r");
+	CHECK_INT(capr_open(&r, in), CAPR_OK);
+	while (capr_next(&r, &rec) == CAPR_OK) {
+		if (rec.type <= CAP_FORK) {
+			if (!f->counts[rec.type]++)
+				f->first[rec.type] = i;
+		}
+		if (each)
+			each(&rec, ctx);
+		i++;
+	}
+	capr_free(&r);
+	fclose(in);
+}
+
+static struct sample_key key(uint32_t pid, uint32_t tid, const char *comm, uint64_t ustack)
+{
+	struct sample_key k = { .pid = pid, .tid = tid, .ustack = ustack };
+
+	strncpy((char *)k.comm, comm, sizeof(k.comm));
+	return k;
+}
+
+TEST(each_distinct_stack_is_written_once)
+{
+	struct fixture f;
+	const uint64_t a[] = { 0x1000, 0x2000 }, b[] = { 0x3000 };
+
+	fixture_init(&f);
+	uint32_t ida = recorder_stack(f.rec, 11, a, 2);
+	CHECK_INT(recorder_stack(f.rec, 11, a, 2), ida);
+	uint32_t idb = recorder_stack(f.rec, 22, b, 1);
+	CHECK(ida != 0 && idb != 0 && ida != idb);
+	CHECK_INT(recorder_stack_id(f.rec, 11), ida);
+	CHECK_INT(recorder_stack_id(f.rec, 33), 0);
+	CHECK_INT(recorder_stack_id(f.rec, 0), 0);
+	CHECK_INT(recorder_stats(f.rec)->stacks, 2);
+	read_back(&f, NULL, NULL);
+	CHECK_INT(f.counts[CAP_STACK], 2);
+	fixture_free(&f);
+}
+
+struct seen {
+	uint32_t comms;
+	char last_comm[32];
+	uint64_t samples;
+	struct cap_end end;
+	uint64_t lost[CAP_LOSS_MAX];
+};
+
+static void note(const struct cap_record *rec, void *ctx)
+{
+	struct seen *s = ctx;
+
+	switch (rec->type) {
+	case CAP_COMM:
+		s->comms++;
+		snprintf(s->last_comm, sizeof(s->last_comm), "%.*s", (int)rec->u.comm.comm.len,
+			 rec->u.comm.comm.s);
+		break;
+	case CAP_SAMPLE:
+		s->samples += rec->u.sample.count;
+		break;
+	case CAP_LOSS:
+		if (rec->u.loss.cause < CAP_LOSS_MAX)
+			s->lost[rec->u.loss.cause] += rec->u.loss.count;
+		break;
+	case CAP_END:
+		s->end = rec->u.end;
+		break;
+	}
+}
+
+TEST(a_process_mappings_come_before_its_first_sample_and_a_name_when_it_changes)
+{
+	struct fixture f;
+	struct seen s = { 0 };
+	uint32_t pid = (uint32_t)getpid();
+	const uint64_t ips[] = { 0x1234 };
+
+	fixture_init(&f);
+	uint32_t u = recorder_stack(f.rec, 7, ips, 1);
+	struct sample_key k = key(pid, pid, "before", 7);
+	recorder_sample(f.rec, &k, 0, u, 3, 100);
+	recorder_sample(f.rec, &k, 0, u, 2, 200);
+	k = key(pid, pid, "after", 7);
+	recorder_sample(f.rec, &k, 0, u, 1, 300);
+	recorder_taken(f.rec, 8);
+	recorder_loss(f.rec, CAP_LOSS_RING, 2);
+	recorder_loss(f.rec, CAP_LOSS_COUNT_MAP, 0);
+	recorder_end(f.rec, 1000);
+	read_back(&f, note, &s);
+	/* This process's own mappings, read from /proc. */
+	CHECK(f.counts[CAP_MAP] > 0);
+	CHECK(f.first[CAP_MAP] < f.first[CAP_SAMPLE]);
+	CHECK_INT(s.comms, 2);
+	CHECK_STR(s.last_comm, "after");
+	CHECK_INT(s.samples, 6);
+	CHECK_INT(f.counts[CAP_LOSS], 1);
+	CHECK_INT(s.lost[CAP_LOSS_RING], 2);
+	CHECK_INT(s.end.samples, 6);
+	CHECK_INT(s.end.taken, 8);
+	CHECK_INT(s.end.lost, 2);
+	CHECK_INT(s.end.stacks, 1);
+	CHECK_INT(s.end.duration_ns, 1000);
+	CHECK_INT(f.counts[CAP_END], 1);
+	fixture_free(&f);
+}
+
+TEST(a_process_nothing_is_known_of_is_a_counted_loss)
+{
+	struct fixture f;
+	struct seen s = { 0 };
+
+	fixture_init(&f);
+	/* No process has a PID this high (pid_max is at most 2^22). */
+	CHECK(!recorder_process(f.rec, 0x7ffffff0u, "gone"));
+	CHECK_INT(recorder_stats(f.rec)->lost[CAP_LOSS_PROC], 1);
+	recorder_end(f.rec, 0);
+	read_back(&f, note, &s);
+	CHECK_INT(s.lost[CAP_LOSS_PROC], 1);
+	CHECK_INT(f.counts[CAP_MAP], 0);
+	fixture_free(&f);
+}
