@@ -58,12 +58,16 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
+$(BUILD)/%.o: %.S
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
 $(LIBCOMMON): $(COMMON_OBJ)
 	$(AR) rcs $@ $^
 
-# Each program is every .c file in its directory.
+# Each program is every .c and .S file in its directory.
 define prog_rule
-$(1)_OBJ := $$(patsubst %.c,$(BUILD)/%.o,$$(wildcard $(1)/*.c))
+$(1)_OBJ := $$(patsubst %,$(BUILD)/%.o,$$(basename $$(wildcard $(1)/*.c $(1)/*.S)))
 $(BUILD)/bin/$(1): $$($(1)_OBJ) $(LIBCOMMON)
 	@mkdir -p $$(@D)
 	$$(CC) $$(LDFLAGS) -o $$@ $$^ $$(LIBS_$(1))
@@ -84,6 +88,9 @@ $(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
 $(prof-sample_OBJ): $(BUILD)/profile.skel.h
+
+# The flame graph's script, embedded by .incbin (which -MMD does not see).
+$(BUILD)/prof-svg/flamegraph_js.o: prof-svg/flamegraph.js
 
 # --- tests -----------------------------------------------------------------
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)

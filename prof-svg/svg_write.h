@@ -10,7 +10,7 @@
 #include "frame_tree.h"
 #include "svg_opts.h"
 
-/* The embedded script (script_js.c). */
+/* The flame graph's script, flamegraph.js, NUL-terminated (flamegraph_js.S). */
 extern const char svg_script_js[];
 
 /* Writes the flame graph of t. */

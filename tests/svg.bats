@@ -2,6 +2,7 @@
 # prof-svg without a browser: structure, widths, colours, escaping, options.
 
 FIX="$BATS_TEST_DIRNAME/fixtures/svg"
+SCRIPT="$BATS_TEST_DIRNAME/../prof-svg/flamegraph.js"
 INPUTS="${PROF_CORPUS:-}/inferno/flamegraph-inputs"
 
 setup() {
@@ -127,6 +128,19 @@ frames() {
 	# The parsed document holds the names as text.
 	[ "$(xmllint --xpath 'count(//*[local-name()="script"])' "$TMP/h.svg")" -eq 2 ]
 	xmllint --xpath 'string(//*[local-name()="title"][starts-with(., "&lt;/script")])' "$TMP/h.svg" >/dev/null
+}
+
+@test "the SVG's script is prof-svg/flamegraph.js, byte for byte" {
+	prof-svg "$FIX/simple.folded" > "$TMP/s.svg"
+	# The script element's text is the CDATA section: a newline, the
+	# script; xmllint ends what it prints with another.
+	xmllint --xpath 'string((//*[local-name()="script"])[2])' "$TMP/s.svg" > "$TMP/script"
+	{ echo; cat "$SCRIPT"; echo; } | cmp - "$TMP/script"
+}
+
+@test "prof-svg/flamegraph.js is valid JavaScript" {
+	command -v node >/dev/null || skip "node is not installed (.ci/setup installs it with npm)"
+	node --check "$SCRIPT"
 }
 
 @test "titles, notes and name attributes are escaped too" {

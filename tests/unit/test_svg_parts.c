@@ -128,9 +128,13 @@ TEST(escaping)
 	CHECK_INT(utf8_prefix("\xc3\xa9\xc3\xa9x", 5, 1), 2);
 }
 
+/* The script is prof-svg/flamegraph.js as written: nothing escapes it.  "]]>"
+ * would end its CDATA section, and "</script" its element in an HTML page
+ * that inlines the SVG. */
 TEST(script_cannot_be_closed)
 {
 	CHECK(strstr(svg_script_js, "]]>") == NULL);
+	CHECK(strcasestr(svg_script_js, "</script") == NULL);
 	CHECK(strstr(svg_script_js, "innerHTML") == NULL);
 	CHECK(strstr(svg_script_js, "eval(") == NULL);
 }
