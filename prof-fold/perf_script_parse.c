@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ascii.h"
 #include "diag.h"
 #include "fold.h"
 
@@ -48,23 +49,6 @@ struct perf_parser {
 	uint64_t filtered; /* samples of other events */
 	const char *filtered_event_name;
 };
-
-static bool is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
-	       c == '\v';
-}
-
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-/* perf prints addresses in lower case. */
-static bool is_xdigit_lower(char c)
-{
-	return is_digit(c) || (c >= 'a' && c <= 'f');
-}
 
 static void *grow(void *p, size_t *cap, size_t need, size_t size)
 {
@@ -232,7 +216,7 @@ static const char *frame_key(const struct perf_parser *p, const char *s,
 	*klen = len;
 	if (p->o->include_addrs)
 		return s;
-	while (i < len && ((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+	while (i < len && is_xdigit_lower(s[i]))
 		i++;
 	if (i == 0 || (i < len && !is_space(s[i])) ||
 	    (i + 1 < len && s[i] == ' ' && s[i + 1] == '('))
