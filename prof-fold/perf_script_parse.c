@@ -15,6 +15,7 @@
 #include "ascii.h"
 #include "diag.h"
 #include "fold.h"
+#include "folded.h"
 
 struct group {
 	size_t off, len;
@@ -110,8 +111,8 @@ static size_t event_base(const char *ev, size_t len)
 
 const char *perf_parser_unit(const struct perf_parser *p)
 {
-	static char unit[64];
-	size_t base, n = 0;
+	static char unit[FOLDED_UNIT_MAX + 1];
+	size_t base;
 
 	if (p->weighted && p->unweighted)
 		return NULL;
@@ -123,17 +124,12 @@ const char *perf_parser_unit(const struct perf_parser *p)
 	if ((base == 9 && memcmp(p->event, "cpu-clock", 9) == 0) ||
 	    (base == 10 && memcmp(p->event, "task-clock", 10) == 0))
 		return "nanoseconds";
-	/* The event's name, if it is a plain one: it is printed in a
-	 * comment line and reaches a graph's tooltips. */
-	for (; n < base && n < sizeof(unit) - 1; n++) {
-		char c = p->event[n];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '-' || c == '_' || c == '.' || c == ':'))
-			return "events";
-		unit[n] = c;
-	}
-	unit[n] = '\0';
-	return n ? unit : "events";
+	/* The event's name, if it is a plain one. */
+	if (!folded_unit_ok(p->event, base))
+		return "events";
+	memcpy(unit, p->event, base);
+	unit[base] = '\0';
+	return unit;
 }
 
 static bool event_wanted(struct perf_parser *p, const struct event_line *e)
