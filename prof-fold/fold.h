@@ -12,7 +12,8 @@
  *   fold_output.c        stack -> count aggregation, filters, sorted output
  *
  * The syntax of the formats is shared with the other programs:
- * common/folded.c (folded stacks).
+ * common/folded.c (folded stacks), common/frame_kind.c (_[k] and the other
+ * annotations).
  */
 #ifndef PROF_FOLD_H
 #define PROF_FOLD_H

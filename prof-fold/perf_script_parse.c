@@ -16,6 +16,7 @@
 #include "diag.h"
 #include "fold.h"
 #include "folded.h"
+#include "frame_kind.h"
 
 struct group {
 	size_t off, len;
@@ -400,8 +401,8 @@ static bool srcline(const char *s, size_t len, const char **src, size_t *slen, b
 
 static void on_srcline(struct perf_parser *p, const char *src, size_t len, bool inlined)
 {
-	static const char mark[] = "_[i]";
 	struct group *g;
+	size_t shown;
 
 	if (!p->keep || p->ngroups == 0 || p->skip_rest)
 		return;
@@ -409,11 +410,11 @@ static void on_srcline(struct perf_parser *p, const char *src, size_t len, bool 
 	if (g->off + g->len != p->frames_len)
 		return;
 	if (inlined && p->o->inline_annotate &&
-	    !(g->len >= 4 && memcmp(p->frames + p->frames_len - 4, mark, 4) == 0)) {
-		p->frames = grow(p->frames, &p->frames_cap, p->frames_len + 4, 1);
-		memcpy(p->frames + p->frames_len, mark, 4);
-		p->frames_len += 4;
-		g->len += 4;
+	    frame_kind_of(p->frames + g->off, g->len, &shown) != KIND_INLINED) {
+		p->frames = grow(p->frames, &p->frames_cap, p->frames_len + FRAME_KIND_SUFFIX_LEN, 1);
+		size_t n = frame_kind_put(p->frames + p->frames_len, KIND_INLINED);
+		p->frames_len += n;
+		g->len += n;
 	}
 	if (!p->o->context || len == 0)
 		return;

@@ -24,6 +24,7 @@
 
 #include "ascii.h"
 #include "fold.h"
+#include "frame_kind.h"
 
 static bool is_word(char c)
 {
@@ -414,15 +415,18 @@ size_t tidy_frame(const struct frame_line *f, const char *func, size_t func_len,
 		}
 		if (m & (C_PAREN | C_EDIT) || (java && *start == 'L'))
 			w = start + tidy_name(start, (size_t)(w - start), java, m);
-		if (idx > 0 || inlined_frame) {
-			if (!has(start, (size_t)(w - start), "_[i]"))
-				w = put(w, "_[i]", 4);
-		} else if (o->annotate_kernel && mod_is_kernel(f->mod, f->mod_len)) {
-			w = put(w, "_[k]", 4);
-		} else if (o->annotate_jit && mod_is_jit(f->mod, f->mod_len)) {
-			if (!has(start, (size_t)(w - start), "_[j]"))
-				w = put(w, "_[j]", 4);
-		}
+		enum frame_kind kind = KIND_USER;
+		if (idx > 0 || inlined_frame)
+			kind = KIND_INLINED;
+		else if (o->annotate_kernel && mod_is_kernel(f->mod, f->mod_len))
+			kind = KIND_KERNEL;
+		else if (o->annotate_jit && mod_is_jit(f->mod, f->mod_len))
+			kind = KIND_JIT;
+		/* As in the Perl tool, a name that holds its inlined or JIT
+		 * annotation already does not get it twice. */
+		if (kind == KIND_KERNEL ||
+		    (kind != KIND_USER && !has(start, (size_t)(w - start), frame_kind_suffix(kind))))
+			w += frame_kind_put(w, kind);
 		if (!arrow)
 			break;
 		p = arrow + 2;

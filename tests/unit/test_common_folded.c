@@ -1,11 +1,13 @@
 /*
  * The folded-stack syntax both readers share (common/folded.c): stack
  * lines of one and two columns, what is not one, comments and the
- * "# count: UNIT" line, the counts' values, the writer.
+ * "# count: UNIT" line, the counts' values, the writer; and the frame-kind
+ * annotations of folded names (common/frame_kind.c).
  */
 #include <stdint.h>
 
 #include "folded.h"
+#include "frame_kind.h"
 #include "unit.h"
 
 #define PARSE(s, max) folded_parse(s, strlen(s), max, &l)
@@ -161,4 +163,28 @@ TEST(writer_reads_back)
 	CHECK_STR(buf, "# count: cycles\na;b 18446744073709551615\n");
 	CHECK_INT(folded_parse(buf, 15, 1, &l), FOLDED_COMMENT);
 	CHECK_STR(str(l.unit, l.unit_len), "cycles");
+}
+
+TEST(frame_kinds)
+{
+	size_t shown;
+	char out[8];
+
+	CHECK_INT(frame_kind_of("sys_read_[k]", 12, &shown), KIND_KERNEL);
+	CHECK_INT(shown, 8);
+	CHECK_INT(frame_kind_of("f_[j]", 5, &shown), KIND_JIT);
+	CHECK_INT(frame_kind_of("f_[i]", 5, &shown), KIND_INLINED);
+	CHECK_INT(frame_kind_of("f_[w]", 5, &shown), KIND_WAKER);
+	CHECK_INT(frame_kind_of("_[k]", 4, &shown), KIND_KERNEL);
+	CHECK_INT(shown, 0);
+	CHECK_INT(frame_kind_of("f_[x]", 5, &shown), KIND_USER);
+	CHECK_INT(shown, 5);
+	CHECK_INT(frame_kind_of("f_[k] ", 6, &shown), KIND_USER);
+	CHECK_INT(frame_kind_of("[k]", 3, &shown), KIND_USER);
+	for (int k = 0; k < KIND_COUNT; k++) {
+		size_t n = frame_kind_put(out, (enum frame_kind)k);
+		CHECK_INT(n, k == KIND_USER ? 0 : FRAME_KIND_SUFFIX_LEN);
+		CHECK(memcmp(out, frame_kind_suffix((enum frame_kind)k), n) == 0);
+		CHECK_INT(frame_kind_of(out, n, &shown), k);
+	}
 }
