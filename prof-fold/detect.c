@@ -12,9 +12,8 @@
 
 #include "fold.h"
 #include "folded.h"
+#include "frames_header.h"
 #include "input_kind.h"
-
-#define SYMBOLIZE_MAGIC "# prof-symbolize frames v"
 
 static const char *next_line(const char *p, const char *end, size_t *len)
 {
@@ -35,13 +34,14 @@ enum fold_format detect_format(const char *buf, size_t len, const char **refuse)
 	*refuse = k == INPUT_FRAMES ? NULL : input_kind_hint(k);
 	if (*refuse)
 		return FMT_PERF;
-	if (len >= sizeof(SYMBOLIZE_MAGIC) - 1 &&
-	    memcmp(buf, SYMBOLIZE_MAGIC, sizeof(SYMBOLIZE_MAGIC) - 1) == 0) {
-		const char *v = buf + sizeof(SYMBOLIZE_MAGIC) - 1;
-		if (end - v < 1 || *v != '1' ||
-		    (end - v > 1 && v[1] != '\n' && v[1] != '\r' && v[1] != ' '))
-			*refuse = "unsupported prof-symbolize frames version (this reader knows v1)";
+	switch (frames_header_parse(buf, len)) {
+	case FRAMES_HEADER_KNOWN:
 		return FMT_PERF;
+	case FRAMES_HEADER_UNKNOWN:
+		*refuse = "unsupported prof-symbolize frames version (this reader knows v1)";
+		return FMT_PERF;
+	case FRAMES_HEADER_NONE:
+		break;
 	}
 	while (p < end) {
 		const char *s = p;

@@ -13,7 +13,7 @@
  *
  * The syntax of the formats is shared with the other programs:
  * common/folded.c (folded stacks), common/frame_kind.c (_[k] and the other
- * annotations).
+ * annotations), common/frames_header.c (prof-symbolize's first line).
  */
 #ifndef PROF_FOLD_H
 #define PROF_FOLD_H

@@ -17,6 +17,7 @@
 #include "fold.h"
 #include "folded.h"
 #include "frame_kind.h"
+#include "frames_header.h"
 
 struct group {
 	size_t off, len;
@@ -454,7 +455,7 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 		}
 		if (s[0] == '#') {
 			/* prof-symbolize's count column is samples. */
-			if (len >= 25 && memcmp(s, "# prof-symbolize frames v", 25) == 0)
+			if (frames_header_parse(s, len) != FRAMES_HEADER_NONE)
 				p->frames_input = true;
 			continue;
 		}

@@ -11,6 +11,7 @@
 #include "jit_syms.h"
 #include "perf_map.h"
 #include "diag.h"
+#include "frames_header.h"
 
 struct stack {
 	uint32_t nr;
@@ -133,7 +134,7 @@ bool symbolizer_init(struct symbolizer *s, FILE *out, const struct symbolize_opt
 	s->procs = htab_new();
 	s->text = htab_new();
 	strcpy(s->event, "cpu-clock");
-	fputs("# prof-symbolize frames v1\n", out);
+	frames_header_write(out);
 	return true;
 }
 
