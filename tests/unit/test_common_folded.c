@@ -12,16 +12,6 @@
 
 #define PARSE(s, max) folded_parse(s, strlen(s), max, &l)
 
-static char *str(const char *p, size_t n)
-{
-	static char bufs[4][128];
-	static int k;
-	char *b = bufs[k++ & 3];
-
-	snprintf(b, sizeof(bufs[0]), "%.*s", (int)n, p ? p : "(null)");
-	return b;
-}
-
 #define COUNT(i) str(l.count[i].s, l.count[i].len)
 
 TEST(stack_lines)

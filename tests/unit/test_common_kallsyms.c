@@ -11,16 +11,6 @@
 
 #define PARSE(s) kallsyms_line_parse(s, strlen(s), &l)
 
-static char *str(const char *p, size_t n)
-{
-	static char bufs[4][64];
-	static int k;
-	char *b = bufs[k++ & 3];
-
-	snprintf(b, sizeof(bufs[0]), "%.*s", (int)n, p ? p : "(null)");
-	return b;
-}
-
 TEST(the_kernels_lines)
 {
 	struct kallsyms_line l;

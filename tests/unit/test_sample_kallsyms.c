@@ -8,21 +8,10 @@
 
 #include "kallsyms.h"
 
-static char *write_tmp(const char *text)
-{
-	static char path[64];
-	strcpy(path, "/tmp/kallsyms-test.XXXXXX");
-	int fd = mkstemp(path);
-	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
-		return NULL;
-	close(fd);
-	return path;
-}
-
 TEST(code_symbols_sorted_with_modules)
 {
 	struct kallsyms ks;
-	char *path = write_tmp("ffffffffc0001000 t nft_do_chain\t[nf_tables]\n"
+	const char *path = tmp_file("ffffffffc0001000 t nft_do_chain\t[nf_tables]\n"
 			       "ffffffff81000100 t helper\n"
 			       "ffffffff81000180 D some_data\n"
 			       "ffffffff81000000 T _stext\n");
@@ -47,7 +36,7 @@ TEST(code_symbols_sorted_with_modules)
 TEST(hidden_addresses_are_refused)
 {
 	struct kallsyms ks;
-	char *path = write_tmp("0000000000000000 T _stext\n0000000000000000 T ksys_write\n");
+	const char *path = tmp_file("0000000000000000 T _stext\n0000000000000000 T ksys_write\n");
 
 	CHECK(!kallsyms_load(&ks, path));
 	CHECK_INT(errno, EPERM);
