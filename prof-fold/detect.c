@@ -3,17 +3,17 @@
  *
  * prof-symbolize frames announce themselves in their first line.  Otherwise
  * the first line that is neither a comment nor blank decides: a folded line
- * ends with a space and a count and is not followed by an indented frame
- * line; anything else is read as perf script output, whose reader reports
- * what it cannot parse.  A capture, a perf.data file or an SVG is refused
- * by name.
+ * (common/folded.c) ends with white space and a count and is not followed
+ * by an indented frame line; anything else is read as perf script output,
+ * whose reader reports what it cannot parse.  A capture, a perf.data file
+ * or an SVG is refused by name.
  */
 #include <string.h>
 
 #include "fold.h"
+#include "folded.h"
+#include "frames_header.h"
 #include "input_kind.h"
-
-#define SYMBOLIZE_MAGIC "# prof-symbolize frames v"
 
 static const char *next_line(const char *p, const char *end, size_t *len)
 {
@@ -25,26 +25,6 @@ static const char *next_line(const char *p, const char *end, size_t *len)
 	return nl ? nl + 1 : end;
 }
 
-static bool blank(const char *s, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		if (s[i] != ' ' && s[i] != '\t')
-			return false;
-	return true;
-}
-
-/* "... COUNT": the last space-separated field is a number. */
-static bool ends_with_count(const char *s, size_t len)
-{
-	size_t i = len, digits = 0;
-
-	while (i > 0 && ((s[i - 1] >= '0' && s[i - 1] <= '9') || s[i - 1] == '.')) {
-		digits += s[i - 1] != '.';
-		i--;
-	}
-	return digits > 0 && i > 0 && s[i - 1] == ' ';
-}
-
 enum fold_format detect_format(const char *buf, size_t len, const char **refuse)
 {
 	const char *p = buf, *end = buf + len, *line = NULL;
@@ -54,25 +34,28 @@ enum fold_format detect_format(const char *buf, size_t len, const char **refuse)
 	*refuse = k == INPUT_FRAMES ? NULL : input_kind_hint(k);
 	if (*refuse)
 		return FMT_PERF;
-	if (len >= sizeof(SYMBOLIZE_MAGIC) - 1 &&
-	    memcmp(buf, SYMBOLIZE_MAGIC, sizeof(SYMBOLIZE_MAGIC) - 1) == 0) {
-		const char *v = buf + sizeof(SYMBOLIZE_MAGIC) - 1;
-		if (end - v < 1 || *v != '1' ||
-		    (end - v > 1 && v[1] != '\n' && v[1] != '\r' && v[1] != ' '))
-			*refuse = "unsupported prof-symbolize frames version (this reader knows v1)";
+	switch (frames_header_parse(buf, len)) {
+	case FRAMES_HEADER_KNOWN:
 		return FMT_PERF;
+	case FRAMES_HEADER_UNKNOWN:
+		*refuse = "unsupported prof-symbolize frames version (this reader knows v1)";
+		return FMT_PERF;
+	case FRAMES_HEADER_NONE:
+		break;
 	}
 	while (p < end) {
 		const char *s = p;
+		struct folded_line l;
 		p = next_line(p, end, &n);
-		if (n == 0 || s[0] == '#' || blank(s, n))
+		enum folded_kind kind = folded_parse(s, n, 1, &l);
+		if (kind == FOLDED_BLANK || kind == FOLDED_COMMENT)
 			continue;
 		if (!line) {
 			line = s;
 			first_len = n;
 			if (s[0] == ' ' || s[0] == '\t')
 				return FMT_PERF;
-			if (ends_with_count(s, n))
+			if (kind == FOLDED_STACK)
 				continue;
 			/* A first line longer than what was read (a huge
 			 * folded stack) cannot show its count: it is perf

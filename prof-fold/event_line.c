@@ -6,18 +6,8 @@
  */
 #include <string.h>
 
+#include "ascii.h"
 #include "fold.h"
-
-static bool is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
-	       c == '\v';
-}
-
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
 
 /* period * 10 + digit, kept at UINT64_MAX past it. */
 static void add_digit(struct event_line *e, char c)

@@ -10,6 +10,10 @@
  *   folded_parse.c       folded stacks -> stacks (merge, re-filter)
  *   frame_cache.c        frame line -> folded name, for repeated lines
  *   fold_output.c        stack -> count aggregation, filters, sorted output
+ *
+ * The syntax of the formats is shared with the other programs:
+ * common/folded.c (folded stacks), common/frame_kind.c (_[k] and the other
+ * annotations), common/frames_header.c (prof-symbolize's first line).
  */
 #ifndef PROF_FOLD_H
 #define PROF_FOLD_H

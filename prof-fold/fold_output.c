@@ -11,6 +11,7 @@
 
 #include "diag.h"
 #include "fold.h"
+#include "folded.h"
 
 void agg_init(struct fold_agg *a)
 {
@@ -157,16 +158,14 @@ void agg_write(struct fold_agg *a, FILE *out)
 	/* Samples are what every reader assumes; another unit is said, for
 	 * prof-svg's tooltips (FlameGraph's tools skip the line). */
 	if (a->unit && !a->unit_conflict && strcmp(a->unit, "samples") != 0)
-		fprintf(out, "# count: %s\n", a->unit);
+		folded_write_unit(out, a->unit);
 
 	for (size_t i = 0; i < n; i++)
 		if (kept(a, &e[i]))
 			v[k++] = &e[i];
 	qsort(v, k, sizeof(*v), bytewise);
-	for (size_t i = 0; i < k; i++) {
-		fwrite(v[i]->key, 1, v[i]->len, out);
-		fprintf(out, " %llu\n", (unsigned long long)v[i]->val.u);
-	}
+	for (size_t i = 0; i < k; i++)
+		folded_write_stack(out, v[i]->key, v[i]->len, v[i]->val.u);
 	free(v);
 }
 

@@ -1,30 +1,16 @@
 /*
  * Folded stacks as input: "root;...;leaf COUNT" lines, from prof-fold,
  * FlameGraph's stackcollapse scripts or inferno, to merge several files or
- * re-filter one.  Equal stacks are summed; the count is the last
- * space-separated field; lines starting with '#' are comments.  --no-comm
- * drops each stack's root frame and --skip-after cuts it at the function
- * nearest the leaf.
+ * re-filter one.  common/folded.c reads the lines; here equal stacks are
+ * summed, exactly, so a count must be a whole number of 64 bits.
+ * --no-comm drops each stack's root frame and --skip-after cuts it at the
+ * function nearest the leaf.
  */
 #include <string.h>
 
 #include "diag.h"
 #include "fold.h"
-
-static bool parse_count(const char *s, size_t len, uint64_t *count)
-{
-	uint64_t v = 0;
-
-	if (len == 0 || len > 19)
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	}
-	*count = v;
-	return true;
-}
+#include "folded.h"
 
 /* Cuts stack[0..*len) to start at the frame nearest the leaf that equals a
  * --skip-after function; returns the new start. */
@@ -51,19 +37,13 @@ static const char *skip_after(const struct fold_opts *o, const char *s,
 	return s;
 }
 
-/* A unit is a short plain word: it reaches a graph's tooltips. */
-static void note_unit(struct fold_agg *agg, const char *s, size_t len)
+/* "# count: UNIT": what the counts are. */
+static void note_unit(struct fold_agg *agg, const struct folded_line *l)
 {
-	char unit[64];
+	char unit[FOLDED_UNIT_MAX + 1];
 
-	if (len >= sizeof(unit))
-		return;
-	for (size_t i = 0; i < len; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-		      (s[i] >= '0' && s[i] <= '9') || strchr("-_.:", s[i])))
-			return;
-	memcpy(unit, s, len);
-	unit[len] = '\0';
+	memcpy(unit, l->unit, l->unit_len);
+	unit[l->unit_len] = '\0';
 	agg_note_unit(agg, unit);
 }
 
@@ -76,27 +56,29 @@ uint64_t folded_parse_input(const struct fold_opts *o, struct fold_agg *agg,
 	uint64_t count;
 
 	while ((s = lr_next(r, &len)) != NULL) {
-		while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\t'))
-			len--;
-		if (len == 0)
+		struct folded_line l;
+		switch (folded_parse(s, len, 1, &l)) {
+		case FOLDED_BLANK:
 			continue;
-		/* Comments, as prof-svg reads them; "# count: UNIT" says
-		 * what the counts are. */
-		if (s[0] == '#') {
-			if (len > 9 && memcmp(s, "# count: ", 9) == 0)
-				note_unit(agg, s + 9, len - 9);
+		case FOLDED_COMMENT:
+			if (l.unit)
+				note_unit(agg, &l);
 			continue;
-		}
-		const char *sp = memrchr(s, ' ', len);
-		if (!sp) {
+		case FOLDED_NO_COUNT:
 			diag_bad_line(&d, o, r->lineno, "folded line without a count");
 			continue;
+		case FOLDED_BAD_COUNT:
+			diag_bad_line(&d, o, r->lineno, "folded line with a bad count");
+			continue;
+		case FOLDED_STACK:
+			break;
 		}
-		size_t slen = (size_t)(sp - s);
-		if (!parse_count(sp + 1, len - slen - 1, &count)) {
+		/* Counts are summed exactly: whole numbers of 64 bits. */
+		if (!folded_count_u64(&l.count[0], &count)) {
 			diag_bad_line(&d, o, r->lineno, "folded line with a bad count");
 			continue;
 		}
+		size_t slen = l.stack_len;
 		if (o->no_comm) {
 			const char *semi = memchr(s, ';', slen);
 			if (!semi)

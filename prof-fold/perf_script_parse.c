@@ -12,8 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ascii.h"
 #include "diag.h"
 #include "fold.h"
+#include "folded.h"
+#include "frame_kind.h"
+#include "frames_header.h"
 
 struct group {
 	size_t off, len;
@@ -48,23 +52,6 @@ struct perf_parser {
 	uint64_t filtered; /* samples of other events */
 	const char *filtered_event_name;
 };
-
-static bool is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
-	       c == '\v';
-}
-
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-/* perf prints addresses in lower case. */
-static bool is_xdigit_lower(char c)
-{
-	return is_digit(c) || (c >= 'a' && c <= 'f');
-}
 
 static void *grow(void *p, size_t *cap, size_t need, size_t size)
 {
@@ -126,8 +113,8 @@ static size_t event_base(const char *ev, size_t len)
 
 const char *perf_parser_unit(const struct perf_parser *p)
 {
-	static char unit[64];
-	size_t base, n = 0;
+	static char unit[FOLDED_UNIT_MAX + 1];
+	size_t base;
 
 	if (p->weighted && p->unweighted)
 		return NULL;
@@ -139,17 +126,12 @@ const char *perf_parser_unit(const struct perf_parser *p)
 	if ((base == 9 && memcmp(p->event, "cpu-clock", 9) == 0) ||
 	    (base == 10 && memcmp(p->event, "task-clock", 10) == 0))
 		return "nanoseconds";
-	/* The event's name, if it is a plain one: it is printed in a
-	 * comment line and reaches a graph's tooltips. */
-	for (; n < base && n < sizeof(unit) - 1; n++) {
-		char c = p->event[n];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '-' || c == '_' || c == '.' || c == ':'))
-			return "events";
-		unit[n] = c;
-	}
-	unit[n] = '\0';
-	return n ? unit : "events";
+	/* The event's name, if it is a plain one. */
+	if (!folded_unit_ok(p->event, base))
+		return "events";
+	memcpy(unit, p->event, base);
+	unit[base] = '\0';
+	return unit;
 }
 
 static bool event_wanted(struct perf_parser *p, const struct event_line *e)
@@ -232,7 +214,7 @@ static const char *frame_key(const struct perf_parser *p, const char *s,
 	*klen = len;
 	if (p->o->include_addrs)
 		return s;
-	while (i < len && ((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+	while (i < len && is_xdigit_lower(s[i]))
 		i++;
 	if (i == 0 || (i < len && !is_space(s[i])) ||
 	    (i + 1 < len && s[i] == ' ' && s[i + 1] == '('))
@@ -420,8 +402,8 @@ static bool srcline(const char *s, size_t len, const char **src, size_t *slen, b
 
 static void on_srcline(struct perf_parser *p, const char *src, size_t len, bool inlined)
 {
-	static const char mark[] = "_[i]";
 	struct group *g;
+	size_t shown;
 
 	if (!p->keep || p->ngroups == 0 || p->skip_rest)
 		return;
@@ -429,11 +411,11 @@ static void on_srcline(struct perf_parser *p, const char *src, size_t len, bool 
 	if (g->off + g->len != p->frames_len)
 		return;
 	if (inlined && p->o->inline_annotate &&
-	    !(g->len >= 4 && memcmp(p->frames + p->frames_len - 4, mark, 4) == 0)) {
-		p->frames = grow(p->frames, &p->frames_cap, p->frames_len + 4, 1);
-		memcpy(p->frames + p->frames_len, mark, 4);
-		p->frames_len += 4;
-		g->len += 4;
+	    frame_kind_of(p->frames + g->off, g->len, &shown) != KIND_INLINED) {
+		p->frames = grow(p->frames, &p->frames_cap, p->frames_len + FRAME_KIND_SUFFIX_LEN, 1);
+		size_t n = frame_kind_put(p->frames + p->frames_len, KIND_INLINED);
+		p->frames_len += n;
+		g->len += n;
 	}
 	if (!p->o->context || len == 0)
 		return;
@@ -473,7 +455,7 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 		}
 		if (s[0] == '#') {
 			/* prof-symbolize's count column is samples. */
-			if (len >= 25 && memcmp(s, "# prof-symbolize frames v", 25) == 0)
+			if (frames_header_parse(s, len) != FRAMES_HEADER_NONE)
 				p->frames_input = true;
 			continue;
 		}

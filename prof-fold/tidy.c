@@ -22,18 +22,13 @@
  */
 #include <string.h>
 
+#include "ascii.h"
 #include "fold.h"
-
-static bool is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
-	       c == '\v';
-}
+#include "frame_kind.h"
 
 static bool is_word(char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || c == '_';
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_';
 }
 
 static bool has(const char *s, size_t len, const char *lit)
@@ -164,7 +159,7 @@ bool parse_frame_line_nodso(const char *s, size_t len, struct frame_line *f)
 	while (i < len && is_space(s[i]))
 		i++;
 	pc = i;
-	while (i < len && ((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+	while (i < len && is_xdigit_lower(s[i]))
 		i++;
 	if (i == pc || (i < len && !is_space(s[i])))
 		return false;
@@ -186,8 +181,7 @@ size_t strip_offset(const char *func, size_t len)
 {
 	size_t i = len;
 
-	while (i > 0 && ((func[i - 1] >= '0' && func[i - 1] <= '9') ||
-			 (func[i - 1] >= 'a' && func[i - 1] <= 'f')))
+	while (i > 0 && is_xdigit_lower(func[i - 1]))
 		i--;
 	if (i < len && i >= 3 && memcmp(func + i - 3, "+0x", 3) == 0)
 		return i - 3;
@@ -224,7 +218,7 @@ bool mod_is_jit(const char *mod, size_t len)
 
 	while ((q = memmem(q, (size_t)(end - q), "/tmp/perf-", 10)) != NULL) {
 		const char *d = q + 10, *e = d;
-		while (e < end && *e >= '0' && *e <= '9')
+		while (e < end && is_digit(*e))
 			e++;
 		if (e > d && end - e >= 4 && memcmp(e, ".map", 4) == 0)
 			return true;
@@ -421,15 +415,18 @@ size_t tidy_frame(const struct frame_line *f, const char *func, size_t func_len,
 		}
 		if (m & (C_PAREN | C_EDIT) || (java && *start == 'L'))
 			w = start + tidy_name(start, (size_t)(w - start), java, m);
-		if (idx > 0 || inlined_frame) {
-			if (!has(start, (size_t)(w - start), "_[i]"))
-				w = put(w, "_[i]", 4);
-		} else if (o->annotate_kernel && mod_is_kernel(f->mod, f->mod_len)) {
-			w = put(w, "_[k]", 4);
-		} else if (o->annotate_jit && mod_is_jit(f->mod, f->mod_len)) {
-			if (!has(start, (size_t)(w - start), "_[j]"))
-				w = put(w, "_[j]", 4);
-		}
+		enum frame_kind kind = KIND_USER;
+		if (idx > 0 || inlined_frame)
+			kind = KIND_INLINED;
+		else if (o->annotate_kernel && mod_is_kernel(f->mod, f->mod_len))
+			kind = KIND_KERNEL;
+		else if (o->annotate_jit && mod_is_jit(f->mod, f->mod_len))
+			kind = KIND_JIT;
+		/* As in the Perl tool, a name that holds its inlined or JIT
+		 * annotation already does not get it twice. */
+		if (kind == KIND_KERNEL ||
+		    (kind != KIND_USER && !has(start, (size_t)(w - start), frame_kind_suffix(kind))))
+			w += frame_kind_put(w, kind);
 		if (!arrow)
 			break;
 		p = arrow + 2;

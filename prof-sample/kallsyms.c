@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "kallsyms_line.h"
 
 static int by_addr(const void *a, const void *b)
 {
@@ -14,67 +15,42 @@ static int by_addr(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static bool is_text(char type)
-{
-	return type == 't' || type == 'T' || type == 'w' || type == 'W';
-}
-
 bool kallsyms_load(struct kallsyms *ks, const char *path)
 {
 	FILE *f = fopen(path, "r");
-	char *line = NULL;
-	size_t linecap = 0, cap = 0, strcap = 0, used = 0;
+	char line[KALLSYMS_LINE_MAX];
+	struct kallsyms_line l;
+	size_t cap = 0, strcap = 0, used = 0;
 	bool nonzero = false;
-	ssize_t n;
 
 	memset(ks, 0, sizeof(*ks));
 	if (!f)
 		return false;
-	/* 120,000+ lines: split by hand, sscanf made start-up visibly slow. */
-	while ((n = getline(&line, &linecap, f)) > 0) {
-		char *end, *name, *mod = "", *p;
-		unsigned long long addr;
-		char type;
-
-		if (line[n - 1] == '\n')
-			line[--n] = '\0';
-		errno = 0;
-		addr = strtoull(line, &end, 16);
-		if (end == line || errno == ERANGE || end[0] != ' ' || !end[1] || end[2] != ' ')
-			continue;
-		type = end[1];
-		name = end + 3;
-		if (!is_text(type) || !*name)
-			continue;
-		if ((p = strchr(name, '\t')) || (p = strchr(name, ' '))) {
-			*p++ = '\0';
-			if ((mod = strchr(p, '[')) && (p = strchr(++mod, ']')))
-				*p = '\0';
-			else
-				mod = "";
-		}
+	while (kallsyms_line_next_code(f, line, &l)) {
 		if (ks->n == cap) {
 			cap = cap ? cap * 2 : 65536;
 			ks->syms = xreallocarray(ks->syms, cap, sizeof(*ks->syms));
 		}
-		size_t nl = strlen(name) + 1, ml = strlen(mod) + 1;
+		size_t nl = l.name_len + 1, ml = l.module_len + 1;
 		if (used + nl + ml > strcap) {
 			strcap = (strcap ? strcap * 2 : 1 << 22) + nl + ml;
 			ks->strings = xrealloc(ks->strings, strcap);
 		}
 		/* Stash offsets in the pointers until the buffer is final. */
 		ks->syms[ks->n] = (struct ksym){
-			.start = addr,
+			.start = l.addr,
 			.name = (const char *)(uintptr_t)used,
 			.module = (const char *)(uintptr_t)(used + nl),
 		};
-		memcpy(ks->strings + used, name, nl);
-		memcpy(ks->strings + used + nl, mod, ml);
+		char *name = ks->strings + used, *module = name + nl;
+		memcpy(name, l.name, l.name_len);
+		name[l.name_len] = '\0';
+		memcpy(module, l.module, l.module_len);
+		module[l.module_len] = '\0';
 		used += nl + ml;
-		nonzero |= addr != 0;
+		nonzero |= l.addr != 0;
 		ks->n++;
 	}
-	free(line);
 	fclose(f);
 	if (!nonzero) {
 		kallsyms_free(ks);

@@ -1,7 +1,9 @@
 /*
- * Reading folded stacks ("a;b;c COUNT", docs/FORMATS.md section 3) into a
- * frame tree.  The two-column form "a;b;c BEFORE AFTER" that difffolded.pl
- * writes is recognised from the first valid line of an input.
+ * Reading folded stacks ("a;b;c COUNT", docs/FORMATS.md section 3, parsed
+ * by common/folded.c) into a frame tree.  Counts may be decimal, as
+ * flamegraph.pl takes them; the two-column form "a;b;c BEFORE AFTER" that
+ * difffolded.pl writes is recognised from the first stack line of an
+ * input.
  */
 #ifndef PROF_SVG_FOLDED_READ_H
 #define PROF_SVG_FOLDED_READ_H
@@ -10,6 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "folded.h"
 #include "frame_tree.h"
 
 enum folded_role {
@@ -26,15 +29,8 @@ struct folded_stats {
 	size_t indented;  /* of the skipped lines, those indented (frame lines) */
 	char first_bad_text[32]; /* the start of the first skipped line */
 	size_t first_bad_len;
-	char unit[64];	  /* from a "# count: UNIT" line, or "" */
+	char unit[FOLDED_UNIT_MAX + 1]; /* from a "# count: UNIT" line, or "" */
 };
-
-/* Parses one line (without its newline).  Returns false for a malformed
- * line; blank lines are *stack_len = SIZE_MAX.  On success the stack is
- * line[0..*stack_len), *count the last number and *count1 the one before it
- * when columns is 2 (columns 0 lets the line decide and sets it). */
-bool folded_parse_line(const char *line, size_t len, int *columns, size_t *stack_len,
-		       double *count1, double *count);
 
 /* Reads every line of f (named name in diagnostics) into t. */
 void folded_read(FILE *f, struct frame_tree *t, enum folded_role role, bool reverse,

@@ -56,12 +56,6 @@ static struct rgb rgb(int r, int g, int b)
 	return (struct rgb){ (uint8_t)r, (uint8_t)g, (uint8_t)b };
 }
 
-static bool ends_with(const char *s, size_t len, const char *suffix)
-{
-	size_t n = strlen(suffix);
-	return len >= n && memcmp(s + len - n, suffix, n) == 0;
-}
-
 static bool contains(const char *s, size_t len, const char *needle)
 {
 	return memmem(s, len, needle, strlen(needle)) != NULL;
@@ -70,13 +64,16 @@ static bool contains(const char *s, size_t len, const char *needle)
 /* The multi palettes pick a single-hue palette by what the name looks like. */
 static int resolve(int pal, const char *s, size_t len)
 {
+	size_t shown;
+	enum frame_kind kind = frame_kind_of(s, len, &shown);
+
 	switch (pal) {
 	case PAL_HOT:
-		if (ends_with(s, len, "_[k]"))
+		if (kind == KIND_KERNEL)
 			return PAL_ORANGE;
-		if (ends_with(s, len, "_[j]"))
+		if (kind == KIND_JIT)
 			return PAL_GREEN;
-		if (ends_with(s, len, "_[i]"))
+		if (kind == KIND_INLINED)
 			return PAL_AQUA;
 		return PAL_HOT;
 	case PAL_JAVA: {
@@ -84,9 +81,9 @@ static int resolve(int pal, const char *s, size_t len)
 						    "com/", "io/", "sun/" };
 		const char *p = s;
 		size_t n = len;
-		if (ends_with(s, len, "_[j]"))
+		if (kind == KIND_JIT)
 			return PAL_GREEN;
-		if (ends_with(s, len, "_[i]"))
+		if (kind == KIND_INLINED)
 			return PAL_AQUA;
 		if (n && *p == 'L')
 			p++, n--;
@@ -95,7 +92,7 @@ static int resolve(int pal, const char *s, size_t len)
 				return PAL_GREEN;
 		if (contains(s, len, ":::"))
 			return PAL_GREEN;
-		if (ends_with(s, len, "_[k]"))
+		if (kind == KIND_KERNEL)
 			return PAL_ORANGE;
 		if (contains(s, len, "::"))
 			return PAL_YELLOW;
@@ -106,15 +103,15 @@ static int resolve(int pal, const char *s, size_t len)
 			return PAL_YELLOW;
 		if (contains(s, len, "Perl") || contains(s, len, ".pl"))
 			return PAL_GREEN;
-		if (ends_with(s, len, "_[k]"))
+		if (kind == KIND_KERNEL)
 			return PAL_ORANGE;
 		return PAL_RED;
 	case PAL_JS: {
 		/* flamegraph.pl draws JIT frames without a '/' aqua, the
 		 * colour of inlined frames: one colour here, the legend's. */
-		if (ends_with(s, len, "_[j]"))
+		if (kind == KIND_JIT)
 			return PAL_GREEN;
-		if (ends_with(s, len, "_[i]"))
+		if (kind == KIND_INLINED)
 			return PAL_AQUA;
 		if (contains(s, len, "::"))
 			return PAL_YELLOW;
@@ -125,14 +122,14 @@ static int resolve(int pal, const char *s, size_t len)
 			return PAL_AQUA;
 		if (len == 1 && s[0] == ' ')
 			return PAL_GREEN;
-		if (contains(s, len, "_[k]"))
+		if (contains(s, len, frame_kind_suffix(KIND_KERNEL)))
 			return PAL_ORANGE;
 		return PAL_RED;
 	}
 	case PAL_WAKEUP:
 		return PAL_AQUA;
 	case PAL_CHAIN:
-		return contains(s, len, "_[w]") ? PAL_AQUA : PAL_BLUE;
+		return contains(s, len, frame_kind_suffix(KIND_WAKER)) ? PAL_AQUA : PAL_BLUE;
 	}
 	return pal;
 }
@@ -224,9 +221,8 @@ bool palette_uses_kinds(int pal)
 
 struct rgb palette_kind_color(int pal, enum frame_kind k)
 {
-	static const char *const tag[KIND_COUNT] = { "", "_[k]", "_[j]", "_[i]", "_[w]" };
 	char name[16];
-	int n = snprintf(name, sizeof(name), "x%s", tag[k]);
+	int n = snprintf(name, sizeof(name), "x%s", frame_kind_suffix(k));
 	int p = resolve(pal, name, (size_t)n);
 
 	if (k == KIND_USER)

@@ -1,12 +1,12 @@
 #include "kernel_syms.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "diag.h"
+#include "kallsyms_line.h"
 
 void kernel_syms_add(struct kernel_syms *k, const struct cap_ksym *rec)
 {
@@ -64,23 +64,18 @@ void kernel_syms_free(struct kernel_syms *k)
 bool kernel_syms_load_kallsyms(struct kernel_syms *k, const char *path, char *why, size_t whylen)
 {
 	FILE *f = fopen(path, "re");
-	char line[512];
+	char line[KALLSYMS_LINE_MAX];
+	struct kallsyms_line l;
 	size_t nonzero = 0;
 
 	if (!f) {
 		snprintf(why, whylen, "%m");
 		return false;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		uint64_t addr;
-		char type, name[256], module[128] = "";
-		if (sscanf(line, "%" SCNx64 " %c %255s [%127[^]]]", &addr, &type, name, module) < 3)
-			continue;
-		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
-			continue;
-		nonzero += addr != 0;
-		struct cap_ksym rec = { addr, addr, { name, (uint16_t)strlen(name) },
-					{ module, (uint16_t)strlen(module) } };
+	while (kallsyms_line_next_code(f, line, &l)) {
+		nonzero += l.addr != 0;
+		struct cap_ksym rec = { l.addr, l.addr, { l.name, (uint16_t)l.name_len },
+					{ l.module, (uint16_t)l.module_len } };
 		kernel_syms_add(k, &rec);
 	}
 	fclose(f);

@@ -11,6 +11,7 @@
 #include "jit_syms.h"
 #include "perf_map.h"
 #include "diag.h"
+#include "frames_header.h"
 
 struct stack {
 	uint32_t nr;
@@ -133,7 +134,7 @@ bool symbolizer_init(struct symbolizer *s, FILE *out, const struct symbolize_opt
 	s->procs = htab_new();
 	s->text = htab_new();
 	strcpy(s->event, "cpu-clock");
-	fputs("# prof-symbolize frames v1\n", out);
+	frames_header_write(out);
 	return true;
 }
 
@@ -293,8 +294,8 @@ static const struct stack *find_stack(struct symbolizer *s, uint32_t id)
  * say "unknown" to every reader, and folding drops the offset; inlined
  * frames end in " (inlined)" instead of the dso, and --lines adds perf's
  * "\n  FILE:LINE" after the symbol and dso. */
-static void frame_line(struct symbolizer *s, struct buf *b, uint64_t ip, const struct resolved *r,
-		       const char *module, uint64_t fileoff, const char *dso)
+static void put_frame_line(struct symbolizer *s, struct buf *b, uint64_t ip, const struct resolved *r,
+			   const char *module, uint64_t fileoff, const char *dso)
 {
 	s->frames++;
 	buf_add(b, "\t", 1);
@@ -365,7 +366,7 @@ static void kernel_frames(struct symbolizer *s, struct buf *b, const struct stac
 			snprintf(dso, sizeof(dso), "[%s]", k->module);
 		else
 			strcpy(dso, "[kernel.kallsyms]");
-		frame_line(s, b, ip, &r, NULL, 0, dso);
+		put_frame_line(s, b, ip, &r, NULL, 0, dso);
 	}
 }
 
@@ -417,12 +418,12 @@ static void user_frames(struct symbolizer *s, struct buf *b, uint32_t pid, struc
 				char dso[64];
 				struct resolved jr = { j->name, ip - j->start, NULL, 0, false };
 				snprintf(dso, sizeof(dso), "/tmp/perf-%" PRIu32 ".map", pid);
-				frame_line(s, b, ip, &jr, NULL, 0, dso);
+				put_frame_line(s, b, ip, &jr, NULL, 0, dso);
 				continue;
 			}
 			/* No mapping, or an anonymous one: nothing names it. */
 			if (!m || anonymous(m->rec.path)) {
-				frame_line(s, b, ip, NULL, NULL, 0, "[unknown]");
+				put_frame_line(s, b, ip, NULL, NULL, 0, "[unknown]");
 				continue;
 			}
 		}
@@ -437,8 +438,8 @@ static void user_frames(struct symbolizer *s, struct buf *b, uint32_t pid, struc
 			m->mod->unresolved += r[n - 1].name == NULL;
 		}
 		for (size_t k = 0; k < n; k++)
-			frame_line(s, b, ip, &r[k], m->mod->name[0] ? m->mod->name : NULL,
-				   off + (ip - at), m->rec.path.s);
+			put_frame_line(s, b, ip, &r[k], m->mod->name[0] ? m->mod->name : NULL,
+				       off + (ip - at), m->rec.path.s);
 	}
 }
 

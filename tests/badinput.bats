@@ -113,7 +113,8 @@ load fixtures/badinput/capture
 @test "prof-fold: the largest count is kept exactly; a sum past 64 bits saturates with a warning, exit 1" {
 	printf 'a;b 18446744073709551615\n' > "$TMP/max.folded"
 	run --separate-stderr prof-fold "$TMP/max.folded"
-	[ "$status" -eq 0 ] && [ "$output" = "a;b 18446744073709551615" ]
+	[ "$status" -eq 0 ]
+	[ "$output" = "a;b 18446744073709551615" ]
 	printf 'a;b 9999999999999999999\nc 1\na;b 9999999999999999999\n' > "$TMP/ovf.folded"
 	run --separate-stderr prof-fold "$TMP/ovf.folded"
 	[ "$status" -eq 1 ]

@@ -1,7 +1,7 @@
 /*
- * libFuzzer target: prof-fold's folded-stack parser (folded_parse.c) with
- * the merge (fold_output.c, --filter/--exclude regexes included), fed
- * through the line reader.
+ * libFuzzer target: prof-fold's folded-stack input (folded_parse.c, on
+ * the shared syntax common/folded.c) with the merge (fold_output.c,
+ * --filter/--exclude regexes included), fed through the line reader.
  */
 #include "fuzz_fold_input.h"
 

@@ -1,6 +1,7 @@
 /*
- * libFuzzer target: prof-sample's /proc/kallsyms reader (kallsyms.c) on
- * mutated symbol tables, then lookups across what it loaded.
+ * libFuzzer target: prof-sample's /proc/kallsyms table (kallsyms.c, on
+ * the shared line reader common/kallsyms_line.c) from mutated symbol
+ * tables, then lookups across what it loaded.
  */
 #include <stdint.h>
 #include <stdio.h>

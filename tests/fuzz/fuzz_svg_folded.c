@@ -1,8 +1,9 @@
 /*
- * libFuzzer target: prof-svg's input parser (folded_read.c) into the frame
- * tree (frame_tree.c), then the SVG writer with its escaping (svg_write.c,
- * xml_text.c), in three shapes: a flame graph, a reversed icicle flame
- * chart, and a differential graph (the input as both BEFORE and AFTER).
+ * libFuzzer target: prof-svg's input reader (folded_read.c, on the shared
+ * syntax common/folded.c) into the frame tree (frame_tree.c), then the SVG
+ * writer with its escaping (svg_write.c, xml_text.c), in three shapes: a
+ * flame graph, a reversed icicle flame chart, and a differential graph
+ * (the input as both BEFORE and AFTER).
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -1,6 +1,7 @@
 /*
- * libFuzzer target: prof-symbolize's kallsyms reader (kernel_syms.c, for
- * --kallsyms and the capture's own host) on mutated files, then lookups.
+ * libFuzzer target: prof-symbolize's kallsyms loading (kernel_syms.c, on
+ * the shared line reader common/kallsyms_line.c, for --kallsyms and the
+ * capture's own host) on mutated files, then lookups.
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -9,16 +9,6 @@
 #include "fold.h"
 #include "unit.h"
 
-static char *str(const char *p, size_t n)
-{
-	static char bufs[4][512];
-	static int k;
-	char *b = bufs[k++ & 3];
-
-	snprintf(b, sizeof(bufs[0]), "%.*s", (int)n, p ? p : "(null)");
-	return b;
-}
-
 #define EV(line) parse_event_line(line, strlen(line), &e)
 
 TEST(event_line_default_perf)

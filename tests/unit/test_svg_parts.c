@@ -21,55 +21,53 @@ static char *escaped(const char *s, size_t len)
 	return buf;
 }
 
-TEST(parse_one_column)
+/* folded_read() over text: the stats and the tree it leaves. */
+static struct frame_tree *read_text(const char *text, enum folded_role role,
+				    struct folded_stats *st)
 {
-	int cols = 0;
-	size_t n;
-	double c1, c;
+	struct frame_tree *t = ft_new(false, false);
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
 
-	CHECK(folded_parse_line("a;b;c 37", 8, &cols, &n, &c1, &c));
-	CHECK_INT(n, 5);
-	CHECK_INT(c, 37);
-	CHECK_INT(cols, 1);
-	/* Once one column, a trailing pair of numbers is a name and a count. */
-	CHECK(folded_parse_line("a;b 12 3", 8, &cols, &n, &c1, &c));
-	CHECK_INT(n, 6);
-	CHECK_INT(c, 3);
-	CHECK(folded_parse_line("x 6.", 4, &cols, &n, &c1, &c));
-	CHECK_INT(c, 6);
-	CHECK(folded_parse_line("x;y; \t31.25 \r", 13, &cols, &n, &c1, &c));
-	CHECK_INT(n, 3); /* trailing empty frames do not count */
-	CHECK(c == 31.25);
-	CHECK(folded_parse_line("   ", 3, &cols, &n, &c1, &c));
-	CHECK(n == SIZE_MAX);
+	folded_read(f, t, role, false, st);
+	fclose(f);
+	return t;
 }
 
-TEST(parse_bad_lines)
+TEST(read_one_column)
 {
-	int cols = 0;
-	size_t n;
-	double c1, c;
+	struct folded_stats st = { 0 };
+	struct frame_tree *t = read_text("# count: ns\na;b 1.5\n\na;c 12 3\nbad\n", FOLDED_ANY, &st);
 
-	CHECK(!folded_parse_line("THIS IS A BAD LINE", 18, &cols, &n, &c1, &c));
-	CHECK(!folded_parse_line("a 12V.43", 8, &cols, &n, &c1, &c));
-	CHECK(!folded_parse_line("a 1.2.3", 7, &cols, &n, &c1, &c));
-	CHECK(!folded_parse_line("a -3", 4, &cols, &n, &c1, &c));
-	CHECK(!folded_parse_line("42", 2, &cols, &n, &c1, &c));
-	CHECK_INT(cols, 0);
+	CHECK_INT(st.columns, 1);
+	CHECK_INT(st.lines, 2);
+	CHECK(t->nodes[0].count == 4.5); /* decimals kept; "c 12" a name */
+	CHECK(!t->diff);
+	CHECK_INT(st.bad, 1);
+	CHECK_INT(st.first_bad, 5);
+	CHECK_STR(st.unit, "ns");
+	ft_free(t);
 }
 
-TEST(parse_two_columns)
+TEST(read_two_columns)
 {
-	int cols = 0;
-	size_t n;
-	double c1, c;
+	struct folded_stats st = { 0 };
+	struct frame_tree *t = read_text("a;b 31 56\na;c 1\nx 2 3\n", FOLDED_ANY, &st);
 
-	CHECK(folded_parse_line("a;b 31 56", 9, &cols, &n, &c1, &c));
-	CHECK_INT(cols, 2);
-	CHECK_INT(n, 3);
-	CHECK_INT(c1, 31);
-	CHECK_INT(c, 56);
-	CHECK(!folded_parse_line("a;b 31", 6, &cols, &n, &c1, &c));
+	/* The first stack line decides: two columns, and a line with one
+	 * is malformed. */
+	CHECK_INT(st.columns, 2);
+	CHECK(t->diff);
+	CHECK_INT(st.lines, 2);
+	CHECK_INT(st.bad, 1);
+	CHECK_INT(st.first_bad, 2);
+	CHECK(t->nodes[0].count == 59);
+	ft_free(t);
+	/* With --diff each file has one column: "31" is a name. */
+	memset(&st, 0, sizeof(st));
+	t = read_text("a;b 31 56\n", FOLDED_AFTER, &st);
+	CHECK_INT(st.columns, 0);
+	CHECK(t->nodes[0].count == 56);
+	ft_free(t);
 }
 
 TEST(tree_merges_and_sorts)

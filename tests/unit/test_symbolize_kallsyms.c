@@ -8,22 +8,11 @@
 
 #include "kernel_syms.h"
 
-static char *write_tmp(const char *text)
-{
-	static char path[64];
-	strcpy(path, "/tmp/kallsyms-test.XXXXXX");
-	int fd = mkstemp(path);
-	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
-		return NULL;
-	close(fd);
-	return path;
-}
-
 TEST(text_symbols_with_modules)
 {
 	struct kernel_syms k = { 0 };
 	char why[256];
-	char *path = write_tmp("ffffffff81000000 T _stext\n"
+	const char *path = tmp_file("ffffffff81000000 T _stext\n"
 			       "ffffffff81000100 t helper\n"
 			       "ffffffff81000180 D some_data\n"
 			       "ffffffff81000200 T ksys_write\n"
@@ -50,7 +39,7 @@ TEST(hidden_addresses_are_refused)
 {
 	struct kernel_syms k = { 0 };
 	char why[256];
-	char *path = write_tmp("0000000000000000 T _stext\n0000000000000000 T ksys_write\n");
+	const char *path = tmp_file("0000000000000000 T _stext\n0000000000000000 T ksys_write\n");
 
 	CHECK(!kernel_syms_load_kallsyms(&k, path, why, sizeof(why)));
 	unlink(path);

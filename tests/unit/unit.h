@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct unit_test {
 	const char *name;
@@ -70,6 +71,38 @@ static int unit_ntests;
 			unit_failed_checks++;                               \
 		}                                                           \
 	} while (0)
+
+/* p[0..n) as a C string for CHECK_STR, in one of four buffers used in
+ * turn (a CHECK_STR may compare two); "(null)" for NULL. */
+static inline const char *str(const char *p, size_t n)
+{
+	static char bufs[4][512];
+	static int k;
+	char *b = bufs[k++ & 3];
+
+	snprintf(b, sizeof(bufs[0]), "%.*s", (int)n, p ? p : "(null)");
+	return b;
+}
+
+/* A new temporary file holding text, for code that reads a path (the
+ * caller unlinks it); NULL if it could not be written. */
+static inline const char *tmp_file(const char *text)
+{
+	static char path[64];
+	int fd;
+
+	strcpy(path, "/tmp/unit-test.XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0)
+		return NULL;
+	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
+		close(fd);
+		unlink(path);
+		return NULL;
+	}
+	close(fd);
+	return path;
+}
 
 int main(void)
 {

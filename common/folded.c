@@ -1,0 +1,128 @@
+#include "folded.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ascii.h"
+
+#define UNIT_PREFIX "# count: "
+
+/* Reads the count that ends line[0..*end) into *c, and moves *end back
+ * past the white-space character before it: "a;b5" has no count, and in
+ * "a;b  5" the stack is "a;b " (as flamegraph.pl reads it; stackcollapse
+ * names a frame without a symbol " "). */
+static bool count_before(const char *line, size_t *end, struct folded_count *c)
+{
+	size_t e = *end, p = e, dots = 0;
+
+	while (p > 0 && (is_digit(line[p - 1]) || line[p - 1] == '.')) {
+		dots += line[p - 1] == '.';
+		p--;
+	}
+	if (p == e || dots > 1 || !is_digit(line[p]) || e - p > FOLDED_COUNT_MAX || p == 0 ||
+	    !is_space(line[p - 1]))
+		return false;
+	*c = (struct folded_count){ line + p, e - p, dots == 0 };
+	*end = p - 1;
+	return true;
+}
+
+static void comment_unit(const char *line, size_t len, struct folded_line *l)
+{
+	const size_t n = sizeof(UNIT_PREFIX) - 1;
+
+	if (len <= n || memcmp(line, UNIT_PREFIX, n) != 0)
+		return;
+	line += n;
+	len -= n;
+	while (len > 0 && is_space(line[len - 1]))
+		len--;
+	if (folded_unit_ok(line, len)) {
+		l->unit = line;
+		l->unit_len = len;
+	}
+}
+
+enum folded_kind folded_parse(const char *line, size_t len, size_t max_counts,
+			      struct folded_line *l)
+{
+	size_t n = len;
+
+	l->unit = NULL;
+	if (len > 0 && line[0] == '#') {
+		comment_unit(line, len, l);
+		return FOLDED_COMMENT;
+	}
+	while (n > 0 && is_space(line[n - 1]))
+		n--;
+	if (n == 0)
+		return FOLDED_BLANK;
+	if (!count_before(line, &n, &l->count[0])) {
+		for (size_t i = 0; i < n; i++)
+			if (is_space(line[i]))
+				return FOLDED_BAD_COUNT;
+		return FOLDED_NO_COUNT;
+	}
+	l->ncounts = 1;
+	if (max_counts > 1 && count_before(line, &n, &l->count[1])) {
+		struct folded_count last = l->count[0];
+		l->count[0] = l->count[1];
+		l->count[1] = last;
+		l->ncounts = 2;
+	}
+	/* As Perl's split reads them, trailing empty frames are none. */
+	while (n > 0 && line[n - 1] == ';')
+		n--;
+	l->stack_len = n;
+	return FOLDED_STACK;
+}
+
+bool folded_count_u64(const struct folded_count *c, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	if (!c->whole)
+		return false;
+	for (size_t i = 0; i < c->len; i++) {
+		unsigned d = (unsigned)(c->s[i] - '0');
+		if (x > (UINT64_MAX - d) / 10)
+			return false;
+		x = x * 10 + d;
+	}
+	*v = x;
+	return true;
+}
+
+double folded_count_double(const struct folded_count *c)
+{
+	char buf[FOLDED_COUNT_MAX + 1];
+
+	memcpy(buf, c->s, c->len);
+	buf[c->len] = '\0';
+	return strtod(buf, NULL);
+}
+
+bool folded_unit_ok(const char *unit, size_t len)
+{
+	if (len == 0 || len > FOLDED_UNIT_MAX)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char c = unit[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '-' ||
+		      c == '_' || c == '.' || c == ':'))
+			return false;
+	}
+	return true;
+}
+
+void folded_write_unit(FILE *out, const char *unit)
+{
+	fprintf(out, UNIT_PREFIX "%s\n", unit);
+}
+
+void folded_write_stack(FILE *out, const char *stack, size_t len, uint64_t count)
+{
+	fwrite(stack, 1, len, out);
+	fprintf(out, " %" PRIu64 "\n", count);
+}
