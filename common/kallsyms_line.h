@@ -37,4 +37,11 @@ bool kallsyms_line_parse(const char *s, size_t len, struct kallsyms_line *l);
  * skipped. */
 bool kallsyms_line_next_code(FILE *f, char *buf, struct kallsyms_line *l);
 
+/* kallsyms gives no sizes: a symbol ends where the next one starts, and
+ * the last one gets a page, as perf assumes, short of wrapping around. */
+static inline uint64_t kallsyms_last_end(uint64_t start)
+{
+	return start > UINT64_MAX - 4096 ? UINT64_MAX : start + 4096;
+}
+
 #endif

@@ -62,12 +62,9 @@ bool kallsyms_load(struct kallsyms *ks, const char *path)
 		ks->syms[i].module = ks->strings + (uintptr_t)ks->syms[i].module;
 	}
 	qsort(ks->syms, ks->n, sizeof(*ks->syms), by_addr);
-	/* kallsyms has no sizes: a symbol ends where the next one starts.
-	 * The last one gets a page, which is as much as perf assumes. */
 	for (size_t i = 0; i < ks->n; i++)
-		ks->syms[i].end = i + 1 < ks->n		      ? ks->syms[i + 1].start
-				  : ks->syms[i].start > UINT64_MAX - 4096 ? UINT64_MAX
-									  : ks->syms[i].start + 4096;
+		ks->syms[i].end = i + 1 < ks->n ? ks->syms[i + 1].start
+						: kallsyms_last_end(ks->syms[i].start);
 	return true;
 }
 

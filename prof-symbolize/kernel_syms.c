@@ -85,9 +85,9 @@ bool kernel_syms_load_kallsyms(struct kernel_syms *k, const char *path, char *wh
 		memset(k, 0, sizeof(*k));
 		return false;
 	}
-	/* kallsyms gives no sizes: a symbol ends where the next one starts. */
 	kernel_syms_find(k, 0);
 	for (size_t i = 0; i < k->n; i++)
-		k->syms[i].end = i + 1 < k->n ? k->syms[i + 1].start : k->syms[i].start + 4096;
+		k->syms[i].end = i + 1 < k->n ? k->syms[i + 1].start
+					      : kallsyms_last_end(k->syms[i].start);
 	return true;
 }
