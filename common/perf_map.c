@@ -82,3 +82,23 @@ enum perf_map_status perf_map_read(const char *dir, uint32_t pid, uid_t owner,
 	c->offset = at;
 	return PERF_MAP_READ;
 }
+
+bool perf_map_owner(uint32_t pid, uid_t *uid)
+{
+	char path[64], line[256];
+	unsigned int real, effective;
+	bool ok = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/status", pid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Uid: %u %u", &real, &effective) == 2) {
+			*uid = effective;
+			ok = true;
+			break;
+		}
+	if (f)
+		fclose(f);
+	return ok;
+}

@@ -38,6 +38,11 @@ struct perf_map_cursor {
 typedef void perf_map_add_fn(void *ctx, uint64_t start, uint64_t size, const char *name,
 			     size_t len);
 
+/* The user pid's perf map must belong to (or root): the process's effective
+ * user, from /proc/PID/status (the /proc/PID directory is root's when the
+ * process is not dumpable).  False if the process is gone. */
+bool perf_map_owner(uint32_t pid, uid_t *uid);
+
 /* Reads pid's perf map in dir (NULL: /tmp) from c->offset, calling add for
  * each complete line, and moves c past them; a line still being written is
  * left for the next call. */

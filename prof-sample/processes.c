@@ -310,26 +310,6 @@ void processes_exit(struct processes *ps, uint32_t pid)
 	p->exit_interval = ps->interval;
 }
 
-static bool read_uid(uint32_t pid, uid_t *uid)
-{
-	char path[64], line[256];
-	unsigned int real, effective;
-	bool ok = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/status", pid);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "Uid: %u %u", &real, &effective) == 2) {
-			*uid = effective;
-			ok = true;
-			break;
-		}
-	if (f)
-		fclose(f);
-	return ok;
-}
-
 struct jit_ctx {
 	const struct process_news *news;
 	uint32_t pid;
@@ -402,7 +382,7 @@ bool processes_sampled(struct processes *ps, uint32_t pid)
 		from_maps = true;
 	} else {
 		/* Known from the kernel's events, or else from /proc. */
-		p->uid_known = pid != 0 && read_uid(pid, &p->uid);
+		p->uid_known = pid != 0 && perf_map_owner(pid, &p->uid);
 		from_maps = pid != 0 && !p->n && !p->inherited &&
 			    proc_maps_read(pid, from_proc, &(struct proc_ctx){ ps, p, pid });
 	}
@@ -414,7 +394,7 @@ void processes_snapshot(struct processes *ps, uint32_t pid)
 {
 	struct process *p = get(ps, pid);
 
-	p->uid_known = read_uid(pid, &p->uid);
+	p->uid_known = perf_map_owner(pid, &p->uid);
 	p->snapshot = proc_maps_read(pid, from_proc_raw, &(struct proc_ctx){ ps, p, pid });
 }
 

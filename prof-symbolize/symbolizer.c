@@ -239,15 +239,13 @@ static void load_live_perf_map(struct symbolizer *s, uint32_t pid, struct proc *
 		return;
 	struct perf_map_cursor c = { 0 };
 	enum perf_map_status st;
-	char proc[64];
-	struct stat ps;
+	uid_t owner;
 
 	p->perf_map_tried = true;
-	snprintf(proc, sizeof(proc), "/proc/%" PRIu32, pid);
-	if (stat(proc, &ps) != 0)
+	if (!perf_map_owner(pid, &owner))
 		return;
 	do
-		st = perf_map_read(NULL, pid, ps.st_uid, &c, add_live_jsym, p);
+		st = perf_map_read(NULL, pid, owner, &c, add_live_jsym, p);
 	while (st == PERF_MAP_READ && c.more);
 	if (st == PERF_MAP_REFUSED)
 		warnx("/tmp/perf-%" PRIu32 ".map: not owned by the process's user or root; ignored",
