@@ -198,7 +198,7 @@ static bool anonymous(const struct mapping *m)
 }
 
 /* Reports the file m maps, where m puts it. */
-static void report(Dwfl *dwfl, const struct elf_file *f, const struct mapping *m)
+static void report_module(Dwfl *dwfl, const struct elf_file *f, const struct mapping *m)
 {
 	GElf_Addr bias;
 	Dwfl_Module *mod;
@@ -243,7 +243,7 @@ static Dwfl *build(struct unwinder *u, struct proc_dwfl *pd, uint32_t pid,
 		struct htab_entry *e = htab_upsert(per_file, &f, sizeof(f), NULL);
 		if (e->val.u++ >= MAX_MAPPINGS_PER_FILE)
 			continue;
-		report(dwfl, f, m);
+		report_module(dwfl, f, m);
 		reported++;
 	}
 	htab_free(per_file);
