@@ -49,10 +49,12 @@ load fixtures/badinput/capture
 	: > "$TMP/empty"
 	run --separate-stderr prof-fold "$TMP/empty"
 	[ "$status" -eq 0 ]
-	[ -z "$output" ] && [ -z "$stderr" ]
+	[ -z "$output" ]
+	[ -z "$stderr" ]
 	run --separate-stderr prof-fold --input=folded < "$TMP/empty"
 	[ "$status" -eq 0 ]
-	[ -z "$output" ] && [ -z "$stderr" ]
+	[ -z "$output" ]
+	[ -z "$stderr" ]
 }
 
 @test "prof-fold: random bytes: exit 1, one warning naming the input and line" {
@@ -87,7 +89,8 @@ load fixtures/badinput/capture
 @test "prof-fold: CRLF line ends read as LF, in both formats" {
 	printf 'a;b 1\r\nc;d 2\r\na;b 3\r\n' > "$TMP/crlf.folded"
 	run --separate-stderr prof-fold "$TMP/crlf.folded"
-	[ "$status" -eq 0 ] && [ -z "$stderr" ]
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
 	[ "$output" = $'a;b 4\nc;d 2' ]
 	sed 's/$/\r/' "$BATS_TEST_DIRNAME/fixtures/symbolized.txt" > "$TMP/crlf.txt"
 	diff <(prof-fold "$TMP/crlf.txt") <(prof-fold "$BATS_TEST_DIRNAME/fixtures/symbolized.txt")
@@ -141,7 +144,8 @@ load fixtures/badinput/capture
 @test "prof-fold: a 10 MB line folds whole, a 10 MB line of garbage is skipped, memory stays bounded" {
 	{ printf 'main;'; head -c 10000000 /dev/zero | tr '\0' f; printf ' 7\nmain;g 1\n'; } > "$TMP/long.folded"
 	run --separate-stderr prof-fold "$TMP/long.folded"
-	[ "$status" -eq 0 ] && [ -z "$stderr" ]
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
 	[ "${#output}" -eq $((5 + 10000000 + 2 + 9)) ]
 	{ printf 'main;g 1\n'; head -c 10000000 /dev/zero | tr '\0' g; printf '\nmain;g 2\n'; } > "$TMP/garbage.folded"
 	run --separate-stderr prof-fold "$TMP/garbage.folded"
@@ -199,7 +203,8 @@ load fixtures/badinput/capture
 @test "prof-svg: NUL bytes, invalid UTF-8 and control characters still make well-formed XML" {
 	printf 'a;b\0c;\xff\xfe\xc3 3\nx\x01\x1b[31m;<y>&"z\x7f 2\ncomm;\xe2\x82 1\n' > "$TMP/bin.folded"
 	run --separate-stderr prof-svg "$TMP/bin.folded"
-	[ "$status" -eq 0 ] && [ -z "$stderr" ]
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
 	prof-svg "$TMP/bin.folded" | xmllint --noout -
 	! prof-svg "$TMP/bin.folded" | grep -aq '<y>'
 }
@@ -208,7 +213,8 @@ load fixtures/badinput/capture
 	printf 'a;b 1\r\nc;d 2\r\n' > "$TMP/crlf.folded"
 	printf 'a;b 1\nc;d 2\n' > "$TMP/lf.folded"
 	run --separate-stderr prof-svg "$TMP/crlf.folded"
-	[ "$status" -eq 0 ] && [ -z "$stderr" ]
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
 	diff <(prof-svg "$TMP/crlf.folded") <(prof-svg "$TMP/lf.folded")
 }
 
@@ -228,7 +234,8 @@ load fixtures/badinput/capture
 	# as doubles, so a sum past 64 bits is drawn at its size.
 	printf 'a;b 18446744073709551615\na;c 18446744073709551615\nd 0.5\n' > "$TMP/big.folded"
 	run --separate-stderr prof-svg "$TMP/big.folded"
-	[ "$status" -eq 0 ] && [ -z "$stderr" ]
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
 	[[ "$output" == *"<title>a (36,893,488,147,419,103,232 samples, 100.00%)</title>"* ]]
 	printf 'a;b 1.5\na;c 2.25\n' > "$TMP/frac.folded"
 	run --separate-stderr prof-svg "$TMP/frac.folded"
@@ -239,7 +246,8 @@ load fixtures/badinput/capture
 @test "prof-svg: a 10 MB frame name is drawn, a 10 MB line of garbage skipped, memory bounded" {
 	{ printf 'main;'; head -c 10000000 /dev/zero | tr '\0' f; printf ' 7\n'; } > "$TMP/long.folded"
 	run --separate-stderr prof-svg "$TMP/long.folded"
-	[ "$status" -eq 0 ] && [ -z "$stderr" ]
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
 	{ printf 'main;g 1\n'; head -c 10000000 /dev/zero | tr '\0' g; printf '\n'; } > "$TMP/garbage.folded"
 	run --separate-stderr prof-svg "$TMP/garbage.folded"
 	[ "$status" -eq 1 ]
@@ -306,7 +314,8 @@ load fixtures/badinput/capture
 	cap_write "$(cap_comm 7 w)$(cap_stack 1 0xffffffff81000010)$(cap_sample 7 1 3)$(cap_end 3)" "$TMP/tail"
 	{ cat "$TMP/head"; head -c 16777216 /dev/zero; cat "$TMP/tail"; } > "$TMP/big.prof"
 	run --separate-stderr prof-symbolize --no-debuginfod "$TMP/big.prof"
-	[ "$status" -eq 0 ] && [ -z "$stderr" ]
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
 	[ "${lines[1]}" = "w 7/7 0.000000: 3 cpu-clock:" ]
 	kb=$(peak_kb prof-symbolize --no-debuginfod "$TMP/big.prof")
 	[ "$kb" -lt "$MAX_KB" ] || { echo "peak RSS $kb kB"; false; }

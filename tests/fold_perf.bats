@@ -111,7 +111,7 @@ each_option() {
 	grep -q ';main:inlines.c:[0-9]*;work:inlines.c:[0-9]*;burn:inlines.c:[0-9]*;accumulate_\[i\]:inlines.c:[0-9]*' "$BATS_TEST_TMPDIR/ctx"
 	grep -q ';__libc_start_call_main:libc-start.c:58;' "$BATS_TEST_TMPDIR/ctx"
 	# perf's "??:0" adds nothing.
-	! grep -q '??' "$BATS_TEST_TMPDIR/ctx"
+	run ! grep -q '??' "$BATS_TEST_TMPDIR/ctx"
 	sed -E '/^# count: /d; s/:[^:;]+:[0-9]+(;| )/\1/g' "$BATS_TEST_TMPDIR/ctx" |
 		awk '{ n = $NF; $NF = ""; sub(/ $/, ""); s[$0] += n } END { for (k in s) print k, s[k] }' |
 		LC_ALL=C sort > "$BATS_TEST_TMPDIR/summed"

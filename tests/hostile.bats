@@ -124,10 +124,10 @@ peak_rss() {
 	PROF_BUILD_ID_DIR=$TMP/empty prof-symbolize "$TMP/cap.prof" >"$TMP/out" 2>"$TMP/err"
 	cat "$TMP/err"
 	grep -q 'its frames stay unresolved' "$TMP/err"
-	! grep -q $'\e' "$TMP/err"
-	! grep -q $'\a' "$TMP/err"
-	! grep -q $'\e' "$TMP/out"
-	! grep -q $'\xc2\x9b' "$TMP/out"
+	run ! grep -q $'\e' "$TMP/err"
+	run ! grep -q $'\a' "$TMP/err"
+	run ! grep -q $'\e' "$TMP/out"
+	run ! grep -q $'\xc2\x9b' "$TMP/out"
 	grep -q '^c1??q ' "$TMP/out"
 }
 
@@ -231,14 +231,14 @@ peak_rss() {
 	done
 	grep -q "$PUB/secret/bin" "/proc/$APID/maps"
 	# Root cannot read it through the mount either.
-	! head -c1 "/proc/$APID/root$PUB/secret/bin" 2>/dev/null
+	run ! head -c1 "/proc/$APID/root$PUB/secret/bin"
 	run prof-sample -F 199 -d 2 -o "$TMP/cap.prof"
 	[ "$status" -eq 0 ]
 	kill "$APID"
 	prof-symbolize "$TMP/cap.prof" > "$TMP/frames.txt" 2> "$TMP/err"
 	grep -c "($PUB/secret/bin)" "$TMP/frames.txt"
 	# Root's program is not what the user ran: its name never shows.
-	! grep -q secret_function "$TMP/frames.txt"
+	run ! grep -q secret_function "$TMP/frames.txt"
 	# And its build-id went nowhere.
 	id=$(readelf -n "$PUB/secret/bin" | sed -nE 's/.*Build ID: ([0-9a-f]+)/\1/p')
 	! od -An -tx1 -v "$TMP/cap.prof" | tr -d ' \n' | grep -q "$id"

@@ -2,6 +2,8 @@
 # The four stages end to end, on a real BPF capture of a workload with a
 # known call chain, live through pipes and offline from a saved capture.
 
+bats_require_minimum_version 1.5.0
+
 load helpers
 
 setup() {
@@ -26,7 +28,7 @@ check_folded() {
 	# burn_cpu runs nearly all the time; samples landing on a prologue or
 	# in clock_gettime make up the rest.
 	[ "$hot" -ge $(( total * 80 / 100 )) ]
-	! grep -vqE '^[^ ].* [0-9]+$' "$1"
+	run ! grep -vqE '^[^ ].* [0-9]+$' "$1"
 	LC_ALL=C sort -c "$1"
 }
 
@@ -73,7 +75,7 @@ check_svg() {
 	start_workload chain 4
 	prof-sample -d 3 -p "$WORKLOAD_PID" > "$TMP/cap.prof"
 	wait "$WORKLOAD_PID"
-	! kill -0 "$WORKLOAD_PID" 2>/dev/null
+	run ! kill -0 "$WORKLOAD_PID"
 	WORKLOAD_PID=
 	prof-symbolize "$TMP/cap.prof" | prof-fold > "$TMP/out.folded"
 	check_folded "$TMP/out.folded"
@@ -117,7 +119,7 @@ check_svg() {
 	prof-sample -F 999 -o "$TMP/cap.prof" -- xz -6 -T1 -c "$TMP/data" > /dev/null
 	prof-symbolize "$TMP/cap.prof" | prof-fold > "$TMP/out.folded"
 	grep -q '^xz;.*\[xz\]' "$TMP/out.folded"
-	! grep -qE '^xz;(.*;)?xz(;| )' "$TMP/out.folded"
+	run ! grep -qE '^xz;(.*;)?xz(;| )' "$TMP/out.folded"
 	# --addrs tells the unresolved functions apart by their file offset.
 	prof-symbolize "$TMP/cap.prof" | prof-fold --addrs > "$TMP/addrs.folded"
 	[ "$(grep -oE '\[xz\+0x[0-9a-f]+\]' "$TMP/addrs.folded" | sort -u | wc -l)" -ge 5 ]

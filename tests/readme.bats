@@ -54,5 +54,7 @@ teardown() {
 	# And what they made is what they say.
 	prof-symbolize nginx.prof | grep -q ' burn_cpu+'
 	grep -q '^nginx;' svc.folded 2>/dev/null || prof-symbolize svc.prof | grep -q '^nginx '
-	[ -s sys.svg ] && [ -s diff.svg ] && [ -s icicle.svg ]
+	[ -s sys.svg ]
+	[ -s diff.svg ]
+	[ -s icicle.svg ]
 }

@@ -63,7 +63,7 @@ teardown() {
 	grep -qE "^chain $WORKLOAD_PID/" "$TMP/all.txt"
 	prof-sample -g --call-graph dwarf,8192 -o "$TMP/cmd.prof" -- sleep 1.5
 	prof-symbolize "$TMP/cmd.prof" > "$TMP/cmd.txt"
-	! grep -qE "^chain $WORKLOAD_PID/" "$TMP/cmd.txt"
+	run ! grep -qE "^chain $WORKLOAD_PID/" "$TMP/cmd.txt"
 	# A process asleep all along is never sampled: both stages say so
 	# rather than leave an empty graph unexplained.
 	sleep 30 &
@@ -134,7 +134,7 @@ teardown() {
 	start_workload chain 6
 	prof-sample -d 2 -p "$WORKLOAD_PID" | prof-symbolize > "$TMP/frames.txt"
 	grep -qE "^chain $WORKLOAD_PID/" "$TMP/frames.txt"
-	! grep -qE "^chain $other/" "$TMP/frames.txt"
+	run ! grep -qE "^chain $other/" "$TMP/frames.txt"
 	kill "$other"
 }
 

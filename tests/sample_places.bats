@@ -116,7 +116,7 @@ unique_program() {
 	gcc -O2 -o "$TMP/bin/app" "$TMP/new.c"
 	prof-symbolize "$TMP/cap.prof" 2>"$TMP/err" | prof-fold > "$TMP/folded"
 	grep -qE '^app;.*;main;work [0-9]+$' "$TMP/folded"
-	! grep -q other "$TMP/folded"
+	run ! grep -q other "$TMP/folded"
 	PROF_BUILD_ID_DIR=$TMP/empty run prof-symbolize "$TMP/cap.prof"
 	[[ "$output" == *"$TMP/bin/app: build-id differs from the capture's (file replaced?); its frames stay unresolved"* ]]
 	[[ "$output" != *" work+"* && "$output" != *" other+"* ]]
@@ -220,5 +220,6 @@ unique_program() {
 			keeper=1
 		fi
 	done
-	[ "$opener" -eq 1 ] && [ "$keeper" -eq 1 ]
+	[ "$opener" -eq 1 ]
+	[ "$keeper" -eq 1 ]
 }

@@ -1,6 +1,8 @@
 #!/usr/bin/env bats
 # prof-svg's flamegraph.pl options and differential graphs, without a browser.
 
+bats_require_minimum_version 1.5.0
+
 FIX="$BATS_TEST_DIRNAME/fixtures/svg"
 INPUTS="${PROF_CORPUS:-}/inferno/flamegraph-inputs"
 
@@ -29,7 +31,7 @@ attr() {
 	grep -q 'data-nametype="Frame:"' "$TMP/a.svg"
 	# the font name cannot inject CSS
 	grep -q '^text { font-family: DejaVu Sans    x urlevil; font-size: 10px;' "$TMP/a.svg"
-	! grep -q 'url(evil)' "$TMP/a.svg"
+	run ! grep -q 'url(evil)' "$TMP/a.svg"
 	prof-svg --inverted "$FIX/simple.folded" | grep -q '>Icicle Graph</text>'
 	prof-svg --flamechart "$FIX/simple.folded" | grep -q '>Flame Chart</text>'
 	prof-svg "$FIX/simple.folded" | grep -q '>Flame Graph</text>'
@@ -88,12 +90,12 @@ attr() {
 		xmllint --noout "$TMP/$p.svg"
 	done
 	[ "$(attr "$TMP/mem.svg" main fill | cut -d'(' -f2 | cut -d, -f1)" = 0 ]
-	attr "$TMP/blue.svg" main fill | awk -F'[(,)]' '{ exit !($4 >= 205 && $2 == $3) }'
-	attr "$TMP/green.svg" main fill | awk -F'[(,)]' '{ exit !($3 >= 200 && $2 == $4) }'
+	attr "$TMP/blue.svg" main fill | awk -F'[(,)]' '{ ok = $4 >= 205 && $2 == $3 } END { exit !ok }'
+	attr "$TMP/green.svg" main fill | awk -F'[(,)]' '{ ok = $3 >= 200 && $2 == $4 } END { exit !ok }'
 	# java: JIT frames green, kernel orange; perl: no legend
-	attr "$TMP/java.svg" Interp fill | awk -F'[(,)]' '{ exit !($3 >= 200 && $2 < 120) }'
+	attr "$TMP/java.svg" Interp fill | awk -F'[(,)]' '{ ok = $3 >= 200 && $2 < 120 } END { exit !ok }'
 	attr "$TMP/java.svg" sys_read fill | grep -q ',0)$'
-	! grep -q 'id="legend"' "$TMP/perl.svg"
+	run ! grep -q 'id="legend"' "$TMP/perl.svg"
 	# grey frames for "-" and "--"
 	printf 'a;- 1\na;-- 1\n' | prof-svg > "$TMP/g.svg"
 	[ "$(attr "$TMP/g.svg" - fill)" = "rgb(200,200,200)" ]
@@ -147,7 +149,7 @@ attr() {
 	grep -q '<g class="f inferno" stroke-width="1" stroke="green" data-name="main"[^>]*><title>foo</title><a xlink:href="https://github.com/jonhoo/inferno" target="_blank" rel="external" hreflang="en-us">' "$TMP/a.svg"
 	grep -q '<g class="f" id="test" data-x="[^"]*" data-w="[^"]*" data-d="1"><title>noploop (' "$TMP/a.svg"
 	for f in "$INPUTS"/nameattr/nameattr_*.txt; do
-		prof-svg --nameattr "$f" "$INPUTS/fractional-samples/no-fractionals.txt" > "$TMP/b.svg" 2>/dev/null || true
+		prof-svg --nameattr "$f" "$INPUTS/fractional-samples/no-fractionals.txt" > "$TMP/b.svg" 2>/dev/null || [ $? -eq 1 ]
 		xmllint --noout "$TMP/b.svg"
 	done
 }
@@ -205,7 +207,7 @@ attr() {
 	# widths from the second column: 513 samples in all
 	grep -q '<title>all (513 samples, 100.00%; +' "$TMP/d.svg"
 	# not only leaves are coloured: the root-most cksum frame is red
-	attr "$TMP/d.svg" cksum fill | awk -F'[(,)]' '{ exit !($2 == 255 && $3 < 255 && $3 == $4) }'
+	attr "$TMP/d.svg" cksum fill | awk -F'[(,)]' '{ ok = $2 == 255 && $3 < 255 && $3 == $4 } END { exit !ok }'
 }
 
 @test "difffolded.pl's output of the corpus pair draws the same graph as --diff" {

@@ -1,6 +1,8 @@
 #!/usr/bin/env bats
 # prof-svg without a browser: structure, widths, colours, escaping, options.
 
+bats_require_minimum_version 1.5.0
+
 FIX="$BATS_TEST_DIRNAME/fixtures/svg"
 SCRIPT="$BATS_TEST_DIRNAME/../prof-svg/flamegraph.js"
 INPUTS="${PROF_CORPUS:-}/inferno/flamegraph-inputs"
@@ -105,8 +107,8 @@ frames() {
 	frames "$TMP/a.svg" > "$TMP/f"
 	# 150 px = 25.4 samples: idle (10) and spin (20) go
 	[ "$(wc -l < "$TMP/f")" -eq 7 ]
-	! grep -q '|idle ' "$TMP/f"
-	! grep -q '|spin ' "$TMP/f"
+	run ! grep -q '|idle ' "$TMP/f"
+	run ! grep -q '|spin ' "$TMP/f"
 	prof-svg --minwidth 12% "$FIX/simple.folded" > "$TMP/b.svg"
 	frames "$TMP/b.svg" > "$TMP/g"
 	# 12% = 24 samples: idle and spin go, work (80) stays
@@ -153,8 +155,8 @@ frames() {
 	xmllint --noout "$TMP/t.svg"
 	[ "$(grep -c '<script' "$TMP/t.svg")" -eq 2 ]
 	[ "$(grep -o ']]>' "$TMP/t.svg" | wc -l)" -eq 3 ]
-	! grep -q 'onclick' "$TMP/t.svg"
-	! grep -q 'javascript:' "$TMP/t.svg"
+	run ! grep -q 'onclick' "$TMP/t.svg"
+	run ! grep -q 'javascript:' "$TMP/t.svg"
 	grep -q 'stroke="red"' "$TMP/t.svg"
 	grep -q 'class="f a&quot;b"' "$TMP/t.svg"
 	grep -q '&lt;script&gt;alert(1)&lt;/script&gt;</text>' "$TMP/t.svg"
@@ -207,7 +209,8 @@ frames() {
 	c1=$(grep '|burn ' "$TMP/f" | awk '{print $6}' | cut -d'|' -f1)
 	printf 'x;burn 3\ny 4\n' | prof-svg > "$TMP/o.svg"
 	c2=$(frames "$TMP/o.svg" | grep '|burn ' | awk '{print $6}' | cut -d'|' -f1)
-	[ -n "$c1" ] && [ "$c1" = "$c2" ]
+	[ -n "$c1" ]
+	[ "$c1" = "$c2" ]
 	# hot: r 205-255, g 0-230, b 0-55
 	cut -d' ' -f6 "$TMP/f" | cut -d'|' -f1 | tr -d 'rgb()' | awk -F, '
 		$1 < 205 || $1 > 255 || $2 > 230 || $3 > 55 { print "not hot: " $0; bad = 1 } END { exit bad }'
@@ -221,8 +224,8 @@ frames() {
 	grep -q '|sys_read (5 samples' "$TMP/f"
 	# kernel: orange (b 0), JIT: green (g >= 200, r < 120), inlined: aqua (g = b >= 165)
 	grep '|sys_read ' "$TMP/f" | grep -q 'rgb([0-9]*,[0-9]*,0)|'
-	grep '|Interp ' "$TMP/f" | awk '{ split($6, a, /[(,)]/); exit !(a[3] >= 200 && a[2] < 120) }'
-	grep '|inl ' "$TMP/f" | awk '{ split($6, a, /[(,)]/); exit !(a[3] == a[4] && a[3] >= 165) }'
+	grep '|Interp ' "$TMP/f" | awk '{ split($6, a, /[(,)]/); ok = a[3] >= 200 && a[2] < 120 } END { exit !ok }'
+	grep '|inl ' "$TMP/f" | awk '{ split($6, a, /[(,)]/); ok = a[3] == a[4] && a[3] >= 165 } END { exit !ok }'
 	grep -q '<g id="legend">' "$TMP/k.svg"
 	for k in user kernel JIT inlined; do grep -q ">$k</text>" "$TMP/k.svg"; done
 	prof-svg "$FIX/simple.folded" > "$TMP/s.svg"
@@ -255,7 +258,7 @@ frames() {
 	frames "$TMP/a.svg" > "$TMP/f"
 	# counts 200 100 100 100 100 | 80 60 20 10: the five widest
 	[ "$(wc -l < "$TMP/f")" -eq 5 ]
-	! grep -q '|work ' "$TMP/f"
+	run ! grep -q '|work ' "$TMP/f"
 	grep -q '<!-- 4 frames narrower than 472.00 px are not drawn' "$TMP/a.svg"
 	# ties are kept or dropped together: 4 would split the 100s
 	[ "$(prof-svg --maxframes 4 "$FIX/simple.folded" | grep -c '^<g class="f')" -eq 1 ]

@@ -2,6 +2,8 @@
 # prof-symbolize: options, bad input, and symbolization of real captures,
 # including offline after the sampled process has exited.
 
+bats_require_minimum_version 1.5.0
+
 load helpers
 
 setup() {
@@ -87,7 +89,7 @@ capture_chain() {
 	PROF_BUILD_ID_DIR=$TMP/empty run prof-symbolize -o "$TMP/frames.txt" "$TMP/cap.prof"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"$TMP/chain: build-id differs from the capture's (file replaced?); its frames stay unresolved"* ]]
-	! grep -q ' burn_cpu+' "$TMP/frames.txt"
+	run ! grep -q ' burn_cpu+' "$TMP/frames.txt"
 	# They keep their module and file offset instead.
 	grep -qE "^	 +[0-9a-f]+ \[chain\]\+0x[0-9a-f]+ \($TMP/chain\)$" "$TMP/frames.txt"
 	# The cache kept the program that ran.
@@ -125,9 +127,9 @@ capture_chain() {
 	gcc -O1 -o "$TMP/m" "$TMP/m.c"
 	prof-sample -F 999 -o "$TMP/cap.prof" -- "$TMP/m"
 	prof-symbolize "$TMP/cap.prof" > "$TMP/frames.txt"
-	! grep -E '^	' "$TMP/frames.txt" | grep -q '@'
+	run ! grep -qE '^	.*@' "$TMP/frames.txt"
 	grep -qE '^	 +[0-9a-f]+ free\+0x[0-9a-f]+ \(/usr/lib/x86_64-linux-gnu/libc.so.6\)$' "$TMP/frames.txt"
 	grep -qE '^	 +[0-9a-f]+ __libc_start_main\+0x[0-9a-f]+ \(/usr/lib/x86_64-linux-gnu/libc.so.6\)$' "$TMP/frames.txt"
-	! grep -qE ' (cfree|__libc_free|__GI___libc_free|__free)\+' "$TMP/frames.txt"
+	run ! grep -qE ' (cfree|__libc_free|__GI___libc_free|__free)\+' "$TMP/frames.txt"
 	prof-fold --filter=';free(;|$)' < "$TMP/frames.txt" | grep -q '^m;'
 }

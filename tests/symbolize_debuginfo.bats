@@ -5,6 +5,8 @@
 # directory), and a stripped binary with MiniDebugInfo.  No root needed:
 # captures are made by mkcapture, one stack per address.
 
+bats_require_minimum_version 1.5.0
+
 load helpers
 load symbolize_agree
 
@@ -63,7 +65,8 @@ check_agreement() {
 	dbg=/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
 	[ -f "$dbg" ] || skip "libc6-dbg is not installed"
 	# libc has no .symtab: local functions come from the debug file.
-	! readelf -S "$LIBC" | grep -q ' \.symtab '
+	run -0 readelf -S "$LIBC"
+	[[ "$output" != *" .symtab "* ]]
 	pick_addresses "$dbg" 150 7 > "$TMP/addrs"
 	[ "$(wc -l < "$TMP/addrs")" -ge 2000 ]
 	ours "$LIBC" "$TMP/addrs" "$LIBC" > "$TMP/ours"
@@ -108,7 +111,7 @@ make_stripped() {
 	pick_addresses "$TMP/prog.full" > "$TMP/addrs"
 	"$PROF_WORKLOADS/mkcapture" "$TMP/prog" < "$TMP/addrs" > "$TMP/cap.prof"
 	prof-symbolize "$TMP/cap.prof" > "$TMP/none.txt"
-	! grep -q ' burn+' "$TMP/none.txt"
+	run ! grep -q ' burn+' "$TMP/none.txt"
 	grep -qE '^	 +[0-9a-f]+ \[prog\]\+0x[0-9a-f]+ \('"$TMP"'/prog\)$' "$TMP/none.txt"
 	# The debuglink, beside the binary.
 	objcopy --add-gnu-debuglink="$TMP/prog.debug" "$TMP/prog"
@@ -120,7 +123,7 @@ make_stripped() {
 	mkdir -p "$TMP/dbg/.build-id/${id:0:2}"
 	mv "$TMP/prog.debug" "$TMP/dbg/.build-id/${id:0:2}/${id:2}.debug"
 	"$PROF_WORKLOADS/mkcapture" "$TMP/bin/prog" < "$TMP/addrs" | prof-symbolize > "$TMP/nodir.txt"
-	! grep -q ' burn+' "$TMP/nodir.txt"
+	run ! grep -q ' burn+' "$TMP/nodir.txt"
 	ours "$TMP/bin/prog" "$TMP/addrs" "$TMP/bin/prog" --debug-dir "$TMP/dbg" > "$TMP/ours"
 	theirs eu-addr2line "$TMP/prog.full" "$TMP/addrs" > "$TMP/elfutils"
 	run agreement "$TMP/ours" "$TMP/elfutils"
@@ -135,7 +138,7 @@ make_stripped() {
 	objcopy --add-gnu-debuglink="$TMP/prog.debug" "$TMP/prog"
 	pick_addresses "$TMP/prog.full" > "$TMP/addrs"
 	"$PROF_WORKLOADS/mkcapture" "$TMP/prog" < "$TMP/addrs" | prof-symbolize > "$TMP/out.txt"
-	! grep -qE ' (burn|mix|work)\+' "$TMP/out.txt"
+	run ! grep -qE ' (burn|mix|work)\+' "$TMP/out.txt"
 	grep -q ' \[prog\]+0x' "$TMP/out.txt"
 }
 
@@ -153,7 +156,7 @@ make_stripped() {
 	xz "$TMP/mini"
 	pick_addresses "$TMP/prog.full" > "$TMP/addrs"
 	"$PROF_WORKLOADS/mkcapture" "$TMP/prog" < "$TMP/addrs" | prof-symbolize > "$TMP/before.txt"
-	! grep -q ' burn+' "$TMP/before.txt"
+	run ! grep -q ' burn+' "$TMP/before.txt"
 	objcopy --add-section .gnu_debugdata="$TMP/mini.xz" "$TMP/prog"
 	"$PROF_WORKLOADS/mkcapture" "$TMP/prog" < "$TMP/addrs" | prof-symbolize |
 		awk '/^\t/ { n = $2; sub(/\+0x[0-9a-f]+$/, "", n); print n }' > "$TMP/ours"

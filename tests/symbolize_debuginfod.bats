@@ -4,6 +4,8 @@
 # debug file.  prof-symbolize asks it through libdebuginfod, honouring
 # DEBUGINFOD_URLS, and checks the build-id of what it gets.
 
+bats_require_minimum_version 1.5.0
+
 load helpers
 load symbolize_agree
 
@@ -67,12 +69,12 @@ start_debuginfod() {
 	export DEBUGINFOD_CACHE_PATH="$TMP/cache"
 	# Without DEBUGINFOD_URLS, nothing to find: module+offset.
 	DEBUGINFOD_URLS= prof-symbolize "$TMP/cap.prof" > "$TMP/none.txt"
-	! grep -q ' burn+' "$TMP/none.txt"
+	run ! grep -q ' burn+' "$TMP/none.txt"
 	grep -q ' \[prog\]+0x' "$TMP/none.txt"
 	export DEBUGINFOD_URLS="http://127.0.0.1:$PORT"
 	# --no-debuginfod does not ask.
 	prof-symbolize --no-debuginfod "$TMP/cap.prof" > "$TMP/asked-not.txt"
-	! grep -q ' burn+' "$TMP/asked-not.txt"
+	run ! grep -q ' burn+' "$TMP/asked-not.txt"
 	[ ! -e "$TMP/cache/$BUILDID" ]
 	ours "$TMP/prog" "$TMP/addrs" "$TMP/prog" > "$TMP/ours"
 	[ -s "$TMP/cache/$BUILDID/debuginfo" ]

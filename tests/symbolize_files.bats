@@ -44,7 +44,7 @@ teardown() {
 	PROF_BUILD_ID_DIR=$TMP/empty run prof-symbolize -o "$TMP/dead.txt" "$TMP/cap.prof"
 	[ "$status" -eq 0 ]
 	[ "$output" = "prof-symbolize: $TMP/chain (deleted): No such file or directory; its frames stay unresolved" ]
-	! grep -q ' burn_cpu+' "$TMP/dead.txt"
+	run ! grep -q ' burn_cpu+' "$TMP/dead.txt"
 	grep -qE "^	 +[0-9a-f]+ \[chain\]\+0x[0-9a-f]+ \($TMP/chain \(deleted\)\)$" "$TMP/dead.txt"
 }
 
@@ -143,9 +143,13 @@ teardown() {
 	run --separate-stderr prof-symbolize --build-ids "$TMP/cap.prof"
 	[ "$status" -eq 0 ]
 	echo "$output"
-	id() { readelf -n "$1" | awk '/Build ID/ { print $3 }'; }
-	[[ "$output" == *"$(id "$TMP/root$TMP/app/chain") $TMP/app/chain"* ]]
-	[[ "$output" == *"$(id /usr/lib/x86_64-linux-gnu/libc.so.6) /usr/lib/x86_64-linux-gnu/libc.so.6"* ]]
+	build_id() { readelf -n "$1" | awk '/Build ID/ { print $3 }'; }
+	app=$(build_id "$TMP/root$TMP/app/chain")
+	libc=$(build_id /usr/lib/x86_64-linux-gnu/libc.so.6)
+	[ -n "$app" ]
+	[ -n "$libc" ]
+	[[ "$output" == *"$app $TMP/app/chain"* ]]
+	[[ "$output" == *"$libc /usr/lib/x86_64-linux-gnu/libc.so.6"* ]]
 	! grep -q '^	' <<<"$output"
 }
 
@@ -164,7 +168,8 @@ teardown() {
 	sum=$(sed -nE 's/.*: ([0-9]+) of its [0-9]+ frames unresolved: .*/\1/p' <<<"$stderr" |
 		awk '{ s += $1 } END { print s + 0 }')
 	echo "total $total, in files $sum"
-	[ "$sum" -gt 0 ] && [ "$sum" -le "$total" ]
+	[ "$sum" -gt 0 ]
+	[ "$sum" -le "$total" ]
 	DEBUGINFOD_URLS=http://127.0.0.1:9 run --separate-stderr prof-symbolize -v --no-debuginfod -o /dev/null "$TMP/cap.prof"
 	[[ "$stderr" != *"set DEBUGINFOD_URLS"* ]]
 }
@@ -177,7 +182,7 @@ teardown() {
 	prof-sample -d 1 -p "$WORKLOAD_PID" > "$TMP/cap.prof"
 	prof-symbolize "$TMP/cap.prof" > "$TMP/plain.txt"
 	prof-symbolize --inline --lines "$TMP/cap.prof" > "$TMP/inline.txt"
-	! grep -q '(inlined)' "$TMP/plain.txt"
+	run ! grep -q '(inlined)' "$TMP/plain.txt"
 	# accumulate() inlined into burn(), with its source line, then burn's
 	# own frame at the same address with the call site's line.
 	awk '/ accumulate\+0x[0-9a-f]+$/ { a = $1; n = NR }
