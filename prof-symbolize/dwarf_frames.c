@@ -41,16 +41,19 @@ struct dwarf_frames *dwarf_frames_new(Dwarf *dw)
 	return d;
 }
 
+static void free_cu_index(void *p)
+{
+	struct cu_index *c = p;
+
+	free(c->p);
+	free(c);
+}
+
 void dwarf_frames_free(struct dwarf_frames *d)
 {
 	if (!d)
 		return;
-	for (size_t i = 0; i < htab_count(d->cus); i++) {
-		struct cu_index *c = htab_entries(d->cus)[i].val.p;
-		free(c->p);
-		free(c);
-	}
-	htab_free(d->cus);
+	htab_free_values(d->cus, free_cu_index);
 	free(d);
 }
 
