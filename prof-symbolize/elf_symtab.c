@@ -10,6 +10,7 @@
 #include "build_id.h"
 #include "diag.h"
 #include "stream.h"
+#include "upper_bound.h"
 
 static size_t leading_underscores(const char *name)
 {
@@ -219,16 +220,9 @@ bool elf_symtab_vaddr(const struct elf_symtab *t, uint64_t off, uint64_t *vaddr)
 
 const struct elf_sym *elf_symtab_find(const struct elf_symtab *t, uint64_t vaddr)
 {
-	size_t lo = 0, hi = t->nsyms;
-
 	/* The last symbol starting at or below vaddr... */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->syms[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = UPPER_BOUND(t->syms, t->nsyms, addr, vaddr);
+
 	/* ...or an earlier, larger one that still covers it (nested or
 	 * aliased symbols). */
 	for (size_t i = lo; i-- > 0 && lo - i <= 8;) {
