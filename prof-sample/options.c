@@ -261,12 +261,11 @@ void parse_options(int argc, char **argv, struct options *o)
 			o->verbose++;
 			break;
 		case 'h':
-			usage_exit(usage, EXIT_OK);
+			help_exit(usage);
 		case 'V':
-			print_version();
-			exit(EXIT_OK);
+			version_exit();
 		default:
-			usage_exit(usage, EXIT_USAGE);
+			usage_hint_exit();
 		}
 	}
 	if (!o->user && !o->kernel)

@@ -110,12 +110,11 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->verbose = true;
 			break;
 		case 'h':
-			usage_exit(usage, EXIT_OK);
+			help_exit(usage);
 		case 'V':
-			print_version();
-			exit(EXIT_OK);
+			version_exit();
 		default:
-			usage_exit(usage, EXIT_USAGE);
+			usage_hint_exit();
 		}
 	}
 	if (argc - optind > 1)

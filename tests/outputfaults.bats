@@ -91,3 +91,14 @@ closed_pipe() {
 	[ "$status" -ne 0 ]
 	[[ "$stderr" == *"prof-sample: "*"write error"*"No space left on device"* ]]
 }
+
+@test "--help and --version: a full disk is a write error, exit 2, in every program" {
+	local p opt
+	for p in prof-sample prof-symbolize prof-fold prof-svg; do
+		for opt in --help --version; do
+			run --separate-stderr bash -c '"$@" > /dev/full' _ "$p" "$opt"
+			[ "$status" -eq 2 ] || { echo "$p $opt: exit $status"; return 1; }
+			[ "$stderr" = "$p: <stdout>: write error: No space left on device" ]
+		done
+	done
+}
