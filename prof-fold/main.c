@@ -40,7 +40,7 @@ static const char usage[] =
 	"  -V, --version        show the version and exit\n"
 	"\n"
 	"Exit status: 0 ok, 1 unparsable lines were skipped or a count passed\n"
-	"2^64-1, 2 usage error or unreadable input.\n";
+	"2^64-1, 2 usage error, unreadable input or unwritable output.\n";
 
 struct options {
 	struct fold_opts fold;

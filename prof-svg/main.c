@@ -62,7 +62,7 @@ static const char usage[] =
 	"  -V, --version        show the version and exit\n"
 	"\n"
 	"Exit status: 0 ok, 1 some lines were skipped, 2 usage error, unreadable\n"
-	"or empty input.\n";
+	"or empty input, or unwritable output.\n";
 
 /* A number within [lo, hi], or a usage error naming the option. */
 static double number(const char *opt, const char *s, double lo, double hi, bool *pct)

@@ -38,7 +38,8 @@ static const char usage[] =
 	"  -V, --version          show the version and exit\n"
 	"\n"
 	"Exit status: 0 success, 1 the capture was truncated or corrupt (everything\n"
-	"before the damage was symbolized), 2 usage error or not a capture.\n";
+	"before the damage was symbolized), 2 usage error, not a capture, or\n"
+	"unwritable output.\n";
 
 struct options {
 	const char *input, *output;
