@@ -1,15 +1,10 @@
 #include "elf_symtab.h"
 
-#include <fcntl.h>
 #include <gelf.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "build_id.h"
 #include "diag.h"
-#include "stream.h"
 #include "upper_bound.h"
 
 static size_t leading_underscores(const char *name)
@@ -153,49 +148,6 @@ void elf_symtab_finish(struct elf_symtab *t)
 	for (size_t i = 0; i < t->nsyms; i++)
 		if (t->syms[i].size == 0 && i + 1 < t->nsyms)
 			t->syms[i].size = t->syms[i + 1].addr - t->syms[i].addr;
-}
-
-bool elf_symtab_load(struct elf_symtab *t, const char *path, const uint8_t *want_id,
-		     size_t want_len, char *why, size_t whylen)
-{
-	int fd;
-	Elf *elf = NULL;
-	bool ok = false;
-
-	memset(t, 0, sizeof(*t));
-	elf_version(EV_CURRENT);
-	fd = open_regular(path, 0);
-	if (fd < 0) {
-		snprintf(why, whylen, "%m");
-		return false;
-	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		snprintf(why, whylen, "not an ELF file");
-		goto out;
-	}
-	if (want_len) {
-		uint8_t id[BUILD_ID_MAX];
-		size_t len = elf_build_id(elf, id);
-		if (len != want_len || memcmp(id, want_id, len) != 0) {
-			snprintf(why, whylen, "build-id differs from the capture's (file replaced?)");
-			goto out;
-		}
-	}
-	if (!elf_symtab_add_segments(t, elf)) {
-		snprintf(why, whylen, "no loadable segments");
-		goto out;
-	}
-	if (!elf_symtab_add_symbols(t, elf, SHT_SYMTAB))
-		elf_symtab_add_symbols(t, elf, SHT_DYNSYM);
-	elf_symtab_finish(t);
-	ok = true;
-out:
-	elf_end(elf);
-	close(fd);
-	if (!ok)
-		elf_symtab_free(t);
-	return ok;
 }
 
 void elf_symtab_free(struct elf_symtab *t)
