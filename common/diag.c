@@ -5,21 +5,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-void print_version(void)
+#include "stream.h"
+
+__attribute__((noreturn)) static void stdout_exit(void)
 {
-	printf("%s %s\n", program_invocation_short_name, PROF_VERSION);
+	exit(output_close(stdout, NULL) ? EXIT_OK : EXIT_USAGE);
 }
 
-void usage_exit(const char *text, int status)
+void help_exit(const char *usage)
 {
-	FILE *f = status ? stderr : stdout;
+	fputs(usage, stdout);
+	stdout_exit();
+}
 
-	if (status)
-		fprintf(f, "Try '%s --help' for more information.\n",
-			program_invocation_short_name);
-	else
-		fputs(text, f);
-	exit(status);
+void version_exit(void)
+{
+	printf("%s %s\n", program_invocation_short_name, PROF_VERSION);
+	stdout_exit();
+}
+
+void usage_hint_exit(void)
+{
+	fprintf(stderr, "Try '%s --help' for more information.\n", program_invocation_short_name);
+	exit(EXIT_USAGE);
 }
 
 static void *check(void *p)

@@ -1,9 +1,16 @@
 /*
- * Diagnostics and exit statuses shared by the four programs.
+ * Diagnostics, exit statuses and the command-line conventions shared by the
+ * four programs.
  *
  * Messages follow err(3): "prog: context: what went wrong" on stderr, where
  * prog is program_invocation_short_name.  The exit statuses are documented
  * in every man page and must not change meaning.
+ *
+ * Each main() first calls its parse_options(), a getopt_long() loop over a
+ * static option table, where -h/--help is help_exit(), -V/--version is
+ * version_exit(), getopt's '?' (an unknown option, a missing argument) is
+ * usage_hint_exit(), and a bad option value or combination is one
+ * errx(EXIT_USAGE, ...) line saying what is wrong.
  */
 #ifndef PROF_DIAG_H
 #define PROF_DIAG_H
@@ -14,15 +21,20 @@
 enum {
 	EXIT_OK = 0,
 	EXIT_PARTIAL = 1, /* output written, but something was lost or skipped */
-	EXIT_USAGE = 2,	  /* bad usage, unreadable or invalid input */
+	EXIT_USAGE = 2,	  /* bad usage, unreadable or invalid input, or an
+			     output that could not be written */
 };
 
-/* Prints "prog VERSION" on stdout, as --version does in every program. */
-void print_version(void);
+/* --help: prints usage on stdout and exits 0 (EXIT_USAGE, with a message,
+ * if stdout cannot be written). */
+void help_exit(const char *usage) __attribute__((noreturn));
 
-/* Prints the usage text on stdout (--help) and exits 0, or on stderr and
- * exits EXIT_USAGE when status is non-zero. */
-void usage_exit(const char *text, int status) __attribute__((noreturn));
+/* --version: prints "prog VERSION" on stdout and exits as help_exit does. */
+void version_exit(void) __attribute__((noreturn));
+
+/* After getopt has reported a bad option: the way to the usage, one line
+ * on stderr, and exit EXIT_USAGE. */
+void usage_hint_exit(void) __attribute__((noreturn));
 
 /* Makes the n bytes at s safe to print, in place: C0 control characters,
  * DEL and the C1 controls (U+0080 to U+009F, encoded or as bare bytes,

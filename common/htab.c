@@ -59,6 +59,15 @@ void htab_free(struct htab *h)
 	free(h);
 }
 
+void htab_free_values(struct htab *h, void (*free_value)(void *))
+{
+	if (!h)
+		return;
+	for (size_t i = 0; i < h->count; i++)
+		free_value(h->entries[i].val.p);
+	htab_free(h);
+}
+
 static void *arena_copy(struct htab *h, const void *key, size_t len)
 {
 	struct arena_block *b = h->arena;

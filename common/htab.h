@@ -30,6 +30,10 @@ struct htab;
 struct htab *htab_new(void);
 void htab_free(struct htab *h);
 
+/* Frees a table whose values are pointers, each passed to free_value
+ * first (free, or the owner's destructor). */
+void htab_free_values(struct htab *h, void (*free_value)(void *));
+
 /* Hash used by the table; exposed so callers can hash once and reuse. */
 uint64_t htab_hash(const void *key, size_t len);
 

@@ -14,7 +14,7 @@
 #include "fold.h"
 #include "stream.h"
 
-static const char usage_text[] =
+static const char usage[] =
 	"Usage: prof-fold [OPTION]... [FILE]...\n"
 	"Fold prof-symbolize frames, perf script output or folded stacks into\n"
 	"folded stacks (root;...;leaf COUNT), bytewise sorted.  With no FILE,\n"
@@ -40,34 +40,11 @@ static const char usage_text[] =
 	"  -V, --version        show the version and exit\n"
 	"\n"
 	"Exit status: 0 ok, 1 unparsable lines were skipped or a count passed\n"
-	"2^64-1, 2 usage error or unreadable input.\n";
+	"2^64-1, 2 usage error, unreadable input or unwritable output.\n";
 
-enum {
-	OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS,
-	OPT_INLINE, OPT_CONTEXT, OPT_EVENT, OPT_SKIP, OPT_NOCOMM, OPT_FILTER,
-	OPT_EXCLUDE, OPT_INPUT, OPT_STRICT,
-};
-
-static const struct option longopts[] = {
-	{ "pid", no_argument, NULL, OPT_PID },
-	{ "tid", no_argument, NULL, OPT_TID },
-	{ "kernel", no_argument, NULL, OPT_KERNEL },
-	{ "jit", no_argument, NULL, OPT_JIT },
-	{ "all", no_argument, NULL, OPT_ALL },
-	{ "addrs", no_argument, NULL, OPT_ADDRS },
-	{ "inline", no_argument, NULL, OPT_INLINE },
-	{ "context", no_argument, NULL, OPT_CONTEXT },
-	{ "event-filter", required_argument, NULL, OPT_EVENT },
-	{ "skip-after", required_argument, NULL, OPT_SKIP },
-	{ "no-comm", no_argument, NULL, OPT_NOCOMM },
-	{ "filter", required_argument, NULL, OPT_FILTER },
-	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
-	{ "input", required_argument, NULL, OPT_INPUT },
-	{ "strict", no_argument, NULL, OPT_STRICT },
-	{ "output", required_argument, NULL, 'o' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
+struct options {
+	struct fold_opts fold;
+	const char *output;
 };
 
 static void add_regex(struct fold_agg *agg, const char *re, bool exclude)
@@ -77,6 +54,77 @@ static void add_regex(struct fold_agg *agg, const char *re, bool exclude)
 	if (!agg_add_regex(agg, re, exclude, msg, sizeof(msg)))
 		errx(EXIT_USAGE, "--%s=%s: %s", exclude ? "exclude" : "filter",
 		     re, msg);
+}
+
+/* Fills opt; --filter and --exclude go straight into agg. */
+static void parse_options(int argc, char **argv, struct options *opt, struct fold_agg *agg)
+{
+	enum {
+		OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS,
+		OPT_INLINE, OPT_CONTEXT, OPT_EVENT, OPT_SKIP, OPT_NOCOMM, OPT_FILTER,
+		OPT_EXCLUDE, OPT_INPUT, OPT_STRICT,
+	};
+	static const struct option longopts[] = {
+		{ "pid", no_argument, NULL, OPT_PID },
+		{ "tid", no_argument, NULL, OPT_TID },
+		{ "kernel", no_argument, NULL, OPT_KERNEL },
+		{ "jit", no_argument, NULL, OPT_JIT },
+		{ "all", no_argument, NULL, OPT_ALL },
+		{ "addrs", no_argument, NULL, OPT_ADDRS },
+		{ "inline", no_argument, NULL, OPT_INLINE },
+		{ "context", no_argument, NULL, OPT_CONTEXT },
+		{ "event-filter", required_argument, NULL, OPT_EVENT },
+		{ "skip-after", required_argument, NULL, OPT_SKIP },
+		{ "no-comm", no_argument, NULL, OPT_NOCOMM },
+		{ "filter", required_argument, NULL, OPT_FILTER },
+		{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+		{ "input", required_argument, NULL, OPT_INPUT },
+		{ "strict", no_argument, NULL, OPT_STRICT },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 },
+	};
+	struct fold_opts *o = &opt->fold;
+	int c;
+
+	*opt = (struct options){ .fold.format = FMT_AUTO };
+	while ((c = getopt_long(argc, argv, "o:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_PID: o->include_pid = true; break;
+		case OPT_TID: o->include_tid = true; break;
+		case OPT_KERNEL: o->annotate_kernel = true; break;
+		case OPT_JIT: o->annotate_jit = true; break;
+		case OPT_ALL: o->annotate_kernel = o->annotate_jit = true; break;
+		case OPT_ADDRS: o->include_addrs = true; break;
+		case OPT_INLINE: o->inline_annotate = true; break;
+		case OPT_CONTEXT: o->context = true; break;
+		case OPT_EVENT: o->event_filter = optarg; break;
+		case OPT_SKIP:
+			o->skip_after = xreallocarray(o->skip_after, o->nskip_after + 1,
+						      sizeof(*o->skip_after));
+			o->skip_after[o->nskip_after++] = optarg;
+			break;
+		case OPT_NOCOMM: o->no_comm = true; break;
+		case OPT_FILTER: add_regex(agg, optarg, false); break;
+		case OPT_EXCLUDE: add_regex(agg, optarg, true); break;
+		case OPT_INPUT:
+			if (strcmp(optarg, "auto") == 0)
+				o->format = FMT_AUTO;
+			else if (strcmp(optarg, "perf") == 0)
+				o->format = FMT_PERF;
+			else if (strcmp(optarg, "folded") == 0)
+				o->format = FMT_FOLDED;
+			else
+				errx(EXIT_USAGE, "--input=%s: expected auto, perf or folded", optarg);
+			break;
+		case OPT_STRICT: o->strict = true; break;
+		case 'o': opt->output = optarg; break;
+		case 'h': help_exit(usage);
+		case 'V': version_exit();
+		default: usage_hint_exit();
+		}
+	}
 }
 
 /* Folds one input into agg; returns its number of unparsable lines. */
@@ -112,59 +160,20 @@ static uint64_t fold_input(const char *path, const struct fold_opts *o,
 
 int main(int argc, char **argv)
 {
-	struct fold_opts o = { .format = FMT_AUTO };
+	struct options opt;
 	struct fold_agg agg;
 	struct perf_parser *perf;
-	const char *outpath = NULL;
 	uint64_t bad = 0;
 	FILE *out;
-	int c;
 
 	agg_init(&agg);
-	while ((c = getopt_long(argc, argv, "o:hV", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_PID: o.include_pid = true; break;
-		case OPT_TID: o.include_tid = true; break;
-		case OPT_KERNEL: o.annotate_kernel = true; break;
-		case OPT_JIT: o.annotate_jit = true; break;
-		case OPT_ALL: o.annotate_kernel = o.annotate_jit = true; break;
-		case OPT_ADDRS: o.include_addrs = true; break;
-		case OPT_INLINE: o.inline_annotate = true; break;
-		case OPT_CONTEXT: o.context = true; break;
-		case OPT_EVENT: o.event_filter = optarg; break;
-		case OPT_SKIP:
-			o.skip_after = xreallocarray(o.skip_after, o.nskip_after + 1,
-						     sizeof(*o.skip_after));
-			o.skip_after[o.nskip_after++] = optarg;
-			break;
-		case OPT_NOCOMM: o.no_comm = true; break;
-		case OPT_FILTER: add_regex(&agg, optarg, false); break;
-		case OPT_EXCLUDE: add_regex(&agg, optarg, true); break;
-		case OPT_INPUT:
-			if (strcmp(optarg, "auto") == 0)
-				o.format = FMT_AUTO;
-			else if (strcmp(optarg, "perf") == 0)
-				o.format = FMT_PERF;
-			else if (strcmp(optarg, "folded") == 0)
-				o.format = FMT_FOLDED;
-			else {
-				warnx("--input=%s: expected auto, perf or folded", optarg);
-				usage_exit(usage_text, EXIT_USAGE);
-			}
-			break;
-		case OPT_STRICT: o.strict = true; break;
-		case 'o': outpath = optarg; break;
-		case 'h': usage_exit(usage_text, EXIT_OK);
-		case 'V': print_version(); agg_free(&agg); return EXIT_OK;
-		default: usage_exit(usage_text, EXIT_USAGE);
-		}
-	}
+	parse_options(argc, argv, &opt, &agg);
 
-	perf = perf_parser_new(&o, &agg);
+	perf = perf_parser_new(&opt.fold, &agg);
 	if (optind == argc)
-		bad += fold_input("-", &o, perf, &agg);
+		bad += fold_input("-", &opt.fold, perf, &agg);
 	for (int i = optind; i < argc; i++)
-		bad += fold_input(argv[i], &o, perf, &agg);
+		bad += fold_input(argv[i], &opt.fold, perf, &agg);
 	perf_parser_report(perf);
 	const char *unit = perf_parser_unit(perf);
 	if (unit)
@@ -172,11 +181,11 @@ int main(int argc, char **argv)
 	perf_parser_free(perf);
 
 	/* The output is opened last, so "-o FILE" may also be an input. */
-	out = output_open(outpath, false);
+	out = output_open(opt.output, false);
 	agg_write(&agg, out);
-	bool written = output_close(out, outpath);
+	bool written = output_close(out, opt.output);
 	agg_free(&agg);
-	free(o.skip_after);
+	free(opt.fold.skip_after);
 	if (!written)
 		return EXIT_USAGE;
 	return bad ? EXIT_PARTIAL : EXIT_OK;

@@ -27,8 +27,10 @@ struct elf_files *elf_files_new(void)
 	return fs;
 }
 
-static void free_file(struct elf_file *f)
+static void free_file(void *p)
 {
+	struct elf_file *f = p;
+
 	if (!f)
 		return;
 	elf_end(f->elf);
@@ -39,14 +41,9 @@ static void free_file(struct elf_file *f)
 
 void elf_files_free(struct elf_files *fs)
 {
-	struct htab_entry *e;
-
 	if (!fs)
 		return;
-	e = htab_entries(fs->byid);
-	for (size_t i = 0; i < htab_count(fs->byid); i++)
-		free_file(e[i].val.p);
-	htab_free(fs->byid);
+	htab_free_values(fs->byid, free_file);
 	free_file(fs->vdso);
 	free(fs);
 }

@@ -7,6 +7,7 @@
 
 #include "diag.h"
 #include "kallsyms_line.h"
+#include "upper_bound.h"
 
 static int by_addr(const void *a, const void *b)
 {
@@ -77,15 +78,8 @@ void kallsyms_free(struct kallsyms *ks)
 
 struct ksym *kallsyms_find(struct kallsyms *ks, uint64_t addr)
 {
-	size_t lo = 0, hi = ks->n;
+	size_t lo = UPPER_BOUND(ks->syms, ks->n, start, addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (ks->syms[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0)
 		return NULL;
 	struct ksym *s = &ks->syms[lo - 1];

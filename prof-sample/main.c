@@ -140,11 +140,13 @@ int main(int argc, char **argv)
 		;
 	/* Stop sampling first so the last drain sees every sample taken. */
 	perf_events_detach(&events);
-	status = failed ? EXIT_PARTIAL : EXIT_OK;
+	/* A capture that cannot be written is an error, as in every program;
+	 * samples that cannot be read cut it short. */
+	status = !failed ? EXIT_OK : ferror(out) ? EXIT_USAGE : EXIT_PARTIAL;
 	if (!failed) {
 		session_finish(&session);
 		if (!output_close(out, opt.output))
-			status = EXIT_PARTIAL;
+			status = EXIT_USAGE;
 		out = NULL;
 	}
 	session_report(&session);
@@ -158,15 +160,13 @@ cleanup:
 	if (out)
 		fclose(out);
 	if (opt.command) {
-		if (status == EXIT_USAGE) {
-			command_abort(&cmd);
-			return status;
-		}
-		/* Sampling ended before the command (-d, a signal): wait for
-		 * it, as a shell would. */
+		/* Sampling ended before the command (-d, a signal, a failed
+		 * write): wait for it, as a shell would.  It never started
+		 * if prof-sample could not. */
+		command_abort(&cmd);
 		while (!command_done(&cmd))
 			usleep(10000);
-		return command_exit_status(&cmd);
+		return status == EXIT_USAGE ? status : command_exit_status(&cmd);
 	}
 	return status;
 }

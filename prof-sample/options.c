@@ -64,9 +64,10 @@ static const char usage[] =
 	"  -h, --help               show this help and exit\n"
 	"  -V, --version            show the version and exit\n"
 	"\n"
-	"Exit status: 0 capture complete, 1 capture cut short (output closed or\n"
-	"unwritable), 2 usage error or the profiler could not start; with\n"
-	"COMMAND, the command's own status unless prof-sample failed.\n";
+	"Exit status: 0 capture complete, 1 capture cut short (samples could not\n"
+	"be read), 2 usage error, the profiler could not start or the capture\n"
+	"could not be written; with COMMAND, the command's own status unless\n"
+	"prof-sample failed with 2.\n";
 
 static double parse_seconds(const char *arg, const char *what)
 {
@@ -261,12 +262,11 @@ void parse_options(int argc, char **argv, struct options *o)
 			o->verbose++;
 			break;
 		case 'h':
-			usage_exit(usage, EXIT_OK);
+			help_exit(usage);
 		case 'V':
-			print_version();
-			exit(EXIT_OK);
+			version_exit();
 		default:
-			usage_exit(usage, EXIT_USAGE);
+			usage_hint_exit();
 		}
 	}
 	if (!o->user && !o->kernel)

@@ -63,8 +63,10 @@ static void unref(struct mapset *set)
 	free(set);
 }
 
-static void free_process(struct process *p)
+static void free_process(void *v)
 {
+	struct process *p = v;
+
 	for (size_t i = 0; i < p->n; i++)
 		free(p->maps[i].path);
 	free(p->maps);
@@ -75,11 +77,7 @@ static void free_process(struct process *p)
 
 void processes_free(struct processes *ps)
 {
-	struct htab_entry *e = htab_entries(ps->byid);
-
-	for (size_t i = 0; i < htab_count(ps->byid); i++)
-		free_process(e[i].val.p);
-	htab_free(ps->byid);
+	htab_free_values(ps->byid, free_process);
 }
 
 static struct process *get(struct processes *ps, uint32_t pid)

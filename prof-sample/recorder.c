@@ -75,11 +75,8 @@ void recorder_free(struct recorder *r)
 {
 	if (!r)
 		return;
-	struct htab_entry *e = htab_entries(r->threads);
-	for (size_t i = 0; i < htab_count(r->threads); i++)
-		free(e[i].val.p);
 	htab_free(r->stacks);
-	htab_free(r->threads);
+	htab_free_values(r->threads, free);
 	capw_free(&r->w);
 	free(r);
 }

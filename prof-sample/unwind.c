@@ -170,8 +170,10 @@ struct unwinder *unwinder_new(struct processes *ps)
 	return u;
 }
 
-static void free_proc(struct proc_dwfl *pd)
+static void free_proc(void *p)
 {
+	struct proc_dwfl *pd = p;
+
 	dwfl_end(pd->dwfl);
 	htab_free(pd->checks);
 	free(pd);
@@ -179,14 +181,9 @@ static void free_proc(struct proc_dwfl *pd)
 
 void unwinder_free(struct unwinder *u)
 {
-	struct htab_entry *e;
-
 	if (!u)
 		return;
-	e = htab_entries(u->procs);
-	for (size_t i = 0; i < htab_count(u->procs); i++)
-		free_proc(e[i].val.p);
-	htab_free(u->procs);
+	htab_free_values(u->procs, free_proc);
 	elf_files_free(u->files);
 	free(u);
 }

@@ -22,7 +22,7 @@
 #include "svg_opts.h"
 #include "svg_write.h"
 
-static const char USAGE[] =
+static const char usage[] =
 	"Usage: prof-svg [options] [FILE...]\n"
 	"       prof-svg --diff [options] BEFORE AFTER\n"
 	"Draw folded stacks (\"a;b;c COUNT\") as an interactive SVG flame graph.\n"
@@ -58,52 +58,11 @@ static const char USAGE[] =
 	"      --factor F       multiply displayed counts by F\n"
 	"      --diff           two inputs, BEFORE and AFTER: a differential graph\n"
 	"      --normalize      differential: scale BEFORE to AFTER's total\n"
-	"  -h, --help           this text\n"
-	"  -V, --version        print the version\n"
+	"  -h, --help           show this help and exit\n"
+	"  -V, --version        show the version and exit\n"
 	"\n"
 	"Exit status: 0 ok, 1 some lines were skipped, 2 usage error, unreadable\n"
-	"or empty input.\n";
-
-enum {
-	OPT_TITLE = 256, OPT_SUBTITLE, OPT_WIDTH, OPT_HEIGHT, OPT_MINWIDTH, OPT_FONTTYPE,
-	OPT_FONTSIZE, OPT_FONTWIDTH, OPT_COUNTNAME, OPT_NAMETYPE, OPT_COLORS, OPT_BGCOLORS,
-	OPT_HASH, OPT_RANDOM, OPT_CP, OPT_PALFILE, OPT_REVERSE, OPT_INVERTED, OPT_FLAMECHART,
-	OPT_NEGATE, OPT_NOTES, OPT_NAMEATTR, OPT_TOTAL, OPT_FACTOR, OPT_DIFF, OPT_NORMALIZE, OPT_MAXFRAMES,
-};
-
-static const struct option LONGOPTS[] = {
-	{ "output", required_argument, NULL, 'o' },
-	{ "title", required_argument, NULL, OPT_TITLE },
-	{ "subtitle", required_argument, NULL, OPT_SUBTITLE },
-	{ "width", required_argument, NULL, OPT_WIDTH },
-	{ "height", required_argument, NULL, OPT_HEIGHT },
-	{ "minwidth", required_argument, NULL, OPT_MINWIDTH },
-	{ "maxframes", required_argument, NULL, OPT_MAXFRAMES },
-	{ "fonttype", required_argument, NULL, OPT_FONTTYPE },
-	{ "fontsize", required_argument, NULL, OPT_FONTSIZE },
-	{ "fontwidth", required_argument, NULL, OPT_FONTWIDTH },
-	{ "countname", required_argument, NULL, OPT_COUNTNAME },
-	{ "nametype", required_argument, NULL, OPT_NAMETYPE },
-	{ "colors", required_argument, NULL, OPT_COLORS },
-	{ "bgcolors", required_argument, NULL, OPT_BGCOLORS },
-	{ "hash", no_argument, NULL, OPT_HASH },
-	{ "random", no_argument, NULL, OPT_RANDOM },
-	{ "cp", no_argument, NULL, OPT_CP },
-	{ "palfile", required_argument, NULL, OPT_PALFILE },
-	{ "reverse", no_argument, NULL, OPT_REVERSE },
-	{ "inverted", no_argument, NULL, OPT_INVERTED },
-	{ "flamechart", no_argument, NULL, OPT_FLAMECHART },
-	{ "negate", no_argument, NULL, OPT_NEGATE },
-	{ "notes", required_argument, NULL, OPT_NOTES },
-	{ "nameattr", required_argument, NULL, OPT_NAMEATTR },
-	{ "total", required_argument, NULL, OPT_TOTAL },
-	{ "factor", required_argument, NULL, OPT_FACTOR },
-	{ "diff", no_argument, NULL, OPT_DIFF },
-	{ "normalize", no_argument, NULL, OPT_NORMALIZE },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
-};
+	"or empty input, or unwritable output.\n";
 
 /* A number within [lo, hi], or a usage error naming the option. */
 static double number(const char *opt, const char *s, double lo, double hi, bool *pct)
@@ -113,10 +72,8 @@ static double number(const char *opt, const char *s, double lo, double hi, bool 
 
 	if (pct && *end == '%')
 		*pct = true, end++;
-	if (end == s || *end || !(v >= lo && v <= hi)) {
-		warnx("--%s: \"%s\" is not a number from %g to %g", opt, s, lo, hi);
-		usage_exit(USAGE, EXIT_USAGE);
-	}
+	if (end == s || *end || !(v >= lo && v <= hi))
+		errx(EXIT_USAGE, "--%s: \"%s\" is not a number from %g to %g", opt, s, lo, hi);
 	return v;
 }
 
@@ -131,6 +88,114 @@ static void set_font(char *out, size_t size, const char *s)
 	out[n] = '\0';
 	if (!n)
 		snprintf(out, size, "Verdana");
+}
+
+struct options {
+	struct svg_opts svg;
+	const char *output, *bgcolors, *palfile, *nameattr;
+	bool reverse, diff, normalize, countname_set;
+};
+
+static void parse_options(int argc, char **argv, struct options *opt)
+{
+	enum {
+		OPT_TITLE = 256, OPT_SUBTITLE, OPT_WIDTH, OPT_HEIGHT, OPT_MINWIDTH, OPT_FONTTYPE,
+		OPT_FONTSIZE, OPT_FONTWIDTH, OPT_COUNTNAME, OPT_NAMETYPE, OPT_COLORS, OPT_BGCOLORS,
+		OPT_HASH, OPT_RANDOM, OPT_CP, OPT_PALFILE, OPT_REVERSE, OPT_INVERTED, OPT_FLAMECHART,
+		OPT_NEGATE, OPT_NOTES, OPT_NAMEATTR, OPT_TOTAL, OPT_FACTOR, OPT_DIFF, OPT_NORMALIZE,
+		OPT_MAXFRAMES,
+	};
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "title", required_argument, NULL, OPT_TITLE },
+		{ "subtitle", required_argument, NULL, OPT_SUBTITLE },
+		{ "width", required_argument, NULL, OPT_WIDTH },
+		{ "height", required_argument, NULL, OPT_HEIGHT },
+		{ "minwidth", required_argument, NULL, OPT_MINWIDTH },
+		{ "maxframes", required_argument, NULL, OPT_MAXFRAMES },
+		{ "fonttype", required_argument, NULL, OPT_FONTTYPE },
+		{ "fontsize", required_argument, NULL, OPT_FONTSIZE },
+		{ "fontwidth", required_argument, NULL, OPT_FONTWIDTH },
+		{ "countname", required_argument, NULL, OPT_COUNTNAME },
+		{ "nametype", required_argument, NULL, OPT_NAMETYPE },
+		{ "colors", required_argument, NULL, OPT_COLORS },
+		{ "bgcolors", required_argument, NULL, OPT_BGCOLORS },
+		{ "hash", no_argument, NULL, OPT_HASH },
+		{ "random", no_argument, NULL, OPT_RANDOM },
+		{ "cp", no_argument, NULL, OPT_CP },
+		{ "palfile", required_argument, NULL, OPT_PALFILE },
+		{ "reverse", no_argument, NULL, OPT_REVERSE },
+		{ "inverted", no_argument, NULL, OPT_INVERTED },
+		{ "flamechart", no_argument, NULL, OPT_FLAMECHART },
+		{ "negate", no_argument, NULL, OPT_NEGATE },
+		{ "notes", required_argument, NULL, OPT_NOTES },
+		{ "nameattr", required_argument, NULL, OPT_NAMEATTR },
+		{ "total", required_argument, NULL, OPT_TOTAL },
+		{ "factor", required_argument, NULL, OPT_FACTOR },
+		{ "diff", no_argument, NULL, OPT_DIFF },
+		{ "normalize", no_argument, NULL, OPT_NORMALIZE },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 },
+	};
+	struct svg_opts *o = &opt->svg;
+	int c;
+
+	*opt = (struct options){ .svg = {
+		.countname = "samples", .nametype = "Function:", .width = 1200,
+		.frameheight = 16, .fontsize = 12, .fontwidth = 0.59, .minwidth = 0.1, .maxframes = 4000,
+		.palette = PAL_HOT, .hash = HASH_NAME, .factor = 1,
+	} };
+	set_font(o->fonttype, sizeof(o->fonttype), "Verdana");
+	while ((c = getopt_long(argc, argv, "o:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': opt->output = optarg; break;
+		case OPT_TITLE: o->title = optarg; break;
+		case OPT_SUBTITLE: o->subtitle = optarg; break;
+		case OPT_WIDTH: o->width = number("width", optarg, 100, 1e6, NULL); break;
+		case OPT_HEIGHT: o->frameheight = number("height", optarg, 2, 1000, NULL); break;
+		case OPT_MINWIDTH:
+			o->minwidth_pct = false;
+			o->minwidth = number("minwidth", optarg, 0, 1e6, &o->minwidth_pct);
+			o->minwidth_set = true;
+			break;
+		case OPT_MAXFRAMES: o->maxframes = number("maxframes", optarg, 0, 1e9, NULL); break;
+		case OPT_FONTTYPE: set_font(o->fonttype, sizeof(o->fonttype), optarg); break;
+		case OPT_FONTSIZE: o->fontsize = number("fontsize", optarg, 1, 200, NULL); break;
+		case OPT_FONTWIDTH: o->fontwidth = number("fontwidth", optarg, 0.05, 5, NULL); break;
+		case OPT_COUNTNAME: o->countname = optarg; opt->countname_set = true; break;
+		case OPT_NAMETYPE: o->nametype = optarg; break;
+		case OPT_COLORS:
+			if ((o->palette = palette_from_name(optarg)) < 0)
+				errx(EXIT_USAGE, "--colors: unknown palette \"%s\"", optarg);
+			break;
+		case OPT_BGCOLORS: opt->bgcolors = optarg; break;
+		case OPT_HASH: o->hash = HASH_PERL; break;
+		case OPT_RANDOM: o->hash = HASH_RANDOM; break;
+		case OPT_CP: opt->palfile = opt->palfile ? opt->palfile : "palette.map"; break;
+		case OPT_PALFILE: opt->palfile = optarg; break;
+		case OPT_REVERSE: opt->reverse = true; break;
+		case OPT_INVERTED: o->inverted = true; break;
+		case OPT_FLAMECHART: o->flamechart = true; break;
+		case OPT_NEGATE: o->negate = true; break;
+		case OPT_NOTES: o->notes = optarg; break;
+		case OPT_NAMEATTR: opt->nameattr = optarg; break;
+		case OPT_TOTAL: o->total = number("total", optarg, 0, 1e300, NULL); break;
+		case OPT_FACTOR: o->factor = number("factor", optarg, 0, 1e300, NULL); break;
+		case OPT_DIFF: opt->diff = true; break;
+		case OPT_NORMALIZE: opt->normalize = true; break;
+		case 'h': help_exit(usage);
+		case 'V': version_exit();
+		default: usage_hint_exit();
+		}
+	}
+	if (opt->diff && argc - optind != 2)
+		errx(EXIT_USAGE, "--diff needs exactly two files, BEFORE and AFTER");
+	if (!o->title)
+		o->title = o->flamechart ? "Flame Chart" : o->inverted ? "Icicle Graph" : "Flame Graph";
+	if (!palette_background(opt->bgcolors, o->palette, o->bg_top, o->bg_bottom))
+		errx(EXIT_USAGE, "--bgcolors: \"%s\" is not yellow, blue, green, grey or a colour",
+		     opt->bgcolors);
 }
 
 static void read_input(struct frame_tree *t, const char *path, enum folded_role role,
@@ -166,115 +231,56 @@ static void read_input(struct frame_tree *t, const char *path, enum folded_role 
 
 int main(int argc, char **argv)
 {
-	struct svg_opts o = {
-		.countname = "samples", .nametype = "Function:", .width = 1200,
-		.frameheight = 16, .fontsize = 12, .fontwidth = 0.59, .minwidth = 0.1, .maxframes = 4000,
-		.palette = PAL_HOT, .hash = HASH_NAME, .factor = 1,
-	};
-	const char *output = NULL, *bgcolors = NULL, *palfile = NULL, *nameattr = NULL;
-	bool reverse = false, diff = false, normalize = false, countname_set = false;
+	struct options opt;
+	struct svg_opts *o = &opt.svg;
 	struct folded_stats st = { 0 };
 	struct frame_tree *t;
-	int c, status = EXIT_OK;
+	int status = EXIT_OK;
 	size_t bad = 0;
 	FILE *out;
 
-	set_font(o.fonttype, sizeof(o.fonttype), "Verdana");
-	while ((c = getopt_long(argc, argv, "o:hV", LONGOPTS, NULL)) != -1) {
-		switch (c) {
-		case 'o': output = optarg; break;
-		case OPT_TITLE: o.title = optarg; break;
-		case OPT_SUBTITLE: o.subtitle = optarg; break;
-		case OPT_WIDTH: o.width = number("width", optarg, 100, 1e6, NULL); break;
-		case OPT_HEIGHT: o.frameheight = number("height", optarg, 2, 1000, NULL); break;
-		case OPT_MINWIDTH:
-			o.minwidth_pct = false;
-			o.minwidth = number("minwidth", optarg, 0, 1e6, &o.minwidth_pct);
-			o.minwidth_set = true;
-			break;
-		case OPT_MAXFRAMES: o.maxframes = number("maxframes", optarg, 0, 1e9, NULL); break;
-		case OPT_FONTTYPE: set_font(o.fonttype, sizeof(o.fonttype), optarg); break;
-		case OPT_FONTSIZE: o.fontsize = number("fontsize", optarg, 1, 200, NULL); break;
-		case OPT_FONTWIDTH: o.fontwidth = number("fontwidth", optarg, 0.05, 5, NULL); break;
-		case OPT_COUNTNAME: o.countname = optarg; countname_set = true; break;
-		case OPT_NAMETYPE: o.nametype = optarg; break;
-		case OPT_COLORS:
-			if ((o.palette = palette_from_name(optarg)) < 0) {
-				warnx("--colors: unknown palette \"%s\"", optarg);
-				usage_exit(USAGE, EXIT_USAGE);
-			}
-			break;
-		case OPT_BGCOLORS: bgcolors = optarg; break;
-		case OPT_HASH: o.hash = HASH_PERL; break;
-		case OPT_RANDOM: o.hash = HASH_RANDOM; break;
-		case OPT_CP: palfile = palfile ? palfile : "palette.map"; break;
-		case OPT_PALFILE: palfile = optarg; break;
-		case OPT_REVERSE: reverse = true; break;
-		case OPT_INVERTED: o.inverted = true; break;
-		case OPT_FLAMECHART: o.flamechart = true; break;
-		case OPT_NEGATE: o.negate = true; break;
-		case OPT_NOTES: o.notes = optarg; break;
-		case OPT_NAMEATTR: nameattr = optarg; break;
-		case OPT_TOTAL: o.total = number("total", optarg, 0, 1e300, NULL); break;
-		case OPT_FACTOR: o.factor = number("factor", optarg, 0, 1e300, NULL); break;
-		case OPT_DIFF: diff = true; break;
-		case OPT_NORMALIZE: normalize = true; break;
-		case 'h': usage_exit(USAGE, EXIT_OK);
-		case 'V': print_version(); return EXIT_OK;
-		default: usage_exit(USAGE, EXIT_USAGE);
-		}
-	}
-	if (diff && argc - optind != 2) {
-		warnx("--diff needs exactly two files, BEFORE and AFTER");
-		usage_exit(USAGE, EXIT_USAGE);
-	}
-	if (!o.title)
-		o.title = o.flamechart ? "Flame Chart" : o.inverted ? "Icicle Graph" : "Flame Graph";
-	if (!palette_background(bgcolors, o.palette, o.bg_top, o.bg_bottom)) {
-		warnx("--bgcolors: \"%s\" is not yellow, blue, green, grey or a colour", bgcolors);
-		usage_exit(USAGE, EXIT_USAGE);
-	}
-	if (o.hash == HASH_RANDOM)
+	parse_options(argc, argv, &opt);
+	if (o->hash == HASH_RANDOM)
 		srand48((long)time(NULL) ^ (long)getpid());
-	if (nameattr)
-		o.nameattrs = name_attrs_load(nameattr, &bad);
-	if (palfile)
-		o.palmap = palette_map_load(palfile, &bad);
+	if (opt.nameattr)
+		o->nameattrs = name_attrs_load(opt.nameattr, &bad);
+	if (opt.palfile)
+		o->palmap = palette_map_load(opt.palfile, &bad);
 	if (bad)
 		status = EXIT_PARTIAL;
 
-	t = ft_new(o.flamechart, diff);
-	if (diff) {
-		read_input(t, argv[optind], FOLDED_BEFORE, reverse, &st, &status);
-		read_input(t, argv[optind + 1], FOLDED_AFTER, reverse, &st, &status);
+	t = ft_new(o->flamechart, opt.diff);
+	if (opt.diff) {
+		read_input(t, argv[optind], FOLDED_BEFORE, opt.reverse, &st, &status);
+		read_input(t, argv[optind + 1], FOLDED_AFTER, opt.reverse, &st, &status);
 	} else if (optind == argc) {
-		read_input(t, NULL, FOLDED_ANY, reverse, &st, &status);
+		read_input(t, NULL, FOLDED_ANY, opt.reverse, &st, &status);
 	} else {
 		for (int i = optind; i < argc; i++)
-			read_input(t, argv[i], FOLDED_ANY, reverse, &st, &status);
+			read_input(t, argv[i], FOLDED_ANY, opt.reverse, &st, &status);
 	}
-	if (!countname_set && st.unit[0])
-		o.countname = st.unit;
-	if (normalize && t->before && t->before[0] > 0)
+	if (!opt.countname_set && st.unit[0])
+		o->countname = st.unit;
+	if (opt.normalize && t->before && t->before[0] > 0)
 		ft_scale_before(t, t->nodes[0].count / t->before[0]);
 
 	if (t->diff) /* differential colours read best on grey */
-		palette_background(bgcolors, -1, o.bg_top, o.bg_bottom);
-	out = output_open(output, false);
+		palette_background(opt.bgcolors, -1, o->bg_top, o->bg_bottom);
+	out = output_open(opt.output, false);
 	if (t->nodes[0].count <= 0) {
 		warnx("%s: no stack counts found",
 		      optind < argc ? argv[argc - 1] : input_name(NULL));
-		svg_write_empty(out, &o);
+		svg_write_empty(out, o);
 		status = EXIT_USAGE;
 	} else {
-		svg_write(out, t, &o);
+		svg_write(out, t, o);
 	}
-	if (!output_close(out, output))
+	if (!output_close(out, opt.output))
 		status = EXIT_USAGE;
-	if (o.palmap && !palette_map_save(o.palmap))
+	if (o->palmap && !palette_map_save(o->palmap))
 		status = EXIT_USAGE;
 	ft_free(t);
-	name_attrs_free(o.nameattrs);
-	palette_map_free(o.palmap);
+	name_attrs_free(o->nameattrs);
+	palette_map_free(o->palmap);
 	return status;
 }

@@ -6,6 +6,7 @@
 
 #include "diag.h"
 #include "htab.h"
+#include "upper_bound.h"
 
 /* One address range of a function or inlined copy.  Ranges nest (an
  * inlined copy lies inside its caller), so after sorting by start each
@@ -41,16 +42,19 @@ struct dwarf_frames *dwarf_frames_new(Dwarf *dw)
 	return d;
 }
 
+static void free_cu_index(void *p)
+{
+	struct cu_index *c = p;
+
+	free(c->p);
+	free(c);
+}
+
 void dwarf_frames_free(struct dwarf_frames *d)
 {
 	if (!d)
 		return;
-	for (size_t i = 0; i < htab_count(d->cus); i++) {
-		struct cu_index *c = htab_entries(d->cus)[i].val.p;
-		free(c->p);
-		free(c);
-	}
-	htab_free(d->cus);
+	htab_free_values(d->cus, free_cu_index);
 	free(d);
 }
 
@@ -175,7 +179,7 @@ size_t dwarf_frames(struct dwarf_frames *d, uint64_t vaddr, struct dwarf_frame *
 	struct cu_index *c = d ? cu_for(d, vaddr) : NULL;
 	const char *file = NULL;
 	Dwarf_Line *l;
-	size_t lo = 0, hi, k = 0;
+	size_t after, k = 0;
 	int line = 0;
 	int32_t i;
 
@@ -187,15 +191,8 @@ size_t dwarf_frames(struct dwarf_frames *d, uint64_t vaddr, struct dwarf_frame *
 	}
 	/* The last piece starting at or before vaddr; the innermost piece
 	 * holding vaddr is it or one of its ancestors. */
-	hi = c->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->p[mid].lo <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (i = (int32_t)lo - 1; i >= 0 && vaddr >= c->p[i].hi; i = c->p[i].parent)
+	after = UPPER_BOUND(c->p, c->n, lo, vaddr);
+	for (i = (int32_t)after - 1; i >= 0 && vaddr >= c->p[i].hi; i = c->p[i].parent)
 		;
 	for (; i >= 0 && k < max; i = c->p[i].parent) {
 		out[k++] = (struct dwarf_frame){ c->p[i].name, file, line };

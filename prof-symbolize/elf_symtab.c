@@ -1,15 +1,11 @@
 #include "elf_symtab.h"
 
-#include <fcntl.h>
 #include <gelf.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "build_id.h"
 #include "diag.h"
-#include "stream.h"
+#include "upper_bound.h"
 
 static size_t leading_underscores(const char *name)
 {
@@ -154,49 +150,6 @@ void elf_symtab_finish(struct elf_symtab *t)
 			t->syms[i].size = t->syms[i + 1].addr - t->syms[i].addr;
 }
 
-bool elf_symtab_load(struct elf_symtab *t, const char *path, const uint8_t *want_id,
-		     size_t want_len, char *why, size_t whylen)
-{
-	int fd;
-	Elf *elf = NULL;
-	bool ok = false;
-
-	memset(t, 0, sizeof(*t));
-	elf_version(EV_CURRENT);
-	fd = open_regular(path, 0);
-	if (fd < 0) {
-		snprintf(why, whylen, "%m");
-		return false;
-	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		snprintf(why, whylen, "not an ELF file");
-		goto out;
-	}
-	if (want_len) {
-		uint8_t id[BUILD_ID_MAX];
-		size_t len = elf_build_id(elf, id);
-		if (len != want_len || memcmp(id, want_id, len) != 0) {
-			snprintf(why, whylen, "build-id differs from the capture's (file replaced?)");
-			goto out;
-		}
-	}
-	if (!elf_symtab_add_segments(t, elf)) {
-		snprintf(why, whylen, "no loadable segments");
-		goto out;
-	}
-	if (!elf_symtab_add_symbols(t, elf, SHT_SYMTAB))
-		elf_symtab_add_symbols(t, elf, SHT_DYNSYM);
-	elf_symtab_finish(t);
-	ok = true;
-out:
-	elf_end(elf);
-	close(fd);
-	if (!ok)
-		elf_symtab_free(t);
-	return ok;
-}
-
 void elf_symtab_free(struct elf_symtab *t)
 {
 	free(t->syms);
@@ -219,16 +172,9 @@ bool elf_symtab_vaddr(const struct elf_symtab *t, uint64_t off, uint64_t *vaddr)
 
 const struct elf_sym *elf_symtab_find(const struct elf_symtab *t, uint64_t vaddr)
 {
-	size_t lo = 0, hi = t->nsyms;
-
 	/* The last symbol starting at or below vaddr... */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->syms[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = UPPER_BOUND(t->syms, t->nsyms, addr, vaddr);
+
 	/* ...or an earlier, larger one that still covers it (nested or
 	 * aliased symbols). */
 	for (size_t i = lo; i-- > 0 && lo - i <= 8;) {

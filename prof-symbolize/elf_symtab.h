@@ -31,20 +31,14 @@ struct elf_symtab {
 	size_t strused, strcap;
 };
 
-/* Loads path.  If want_len is non-zero the file's build-id must equal
- * want_id: a file replaced since the capture must not resolve its frames.
- * Returns false with a reason in why. */
-bool elf_symtab_load(struct elf_symtab *t, const char *path, const uint8_t *want_id,
-		     size_t want_len, char *why, size_t whylen);
-void elf_symtab_free(struct elf_symtab *t);
-
-/* Building a table from several ELF images (a binary and its debug file or
- * MiniDebugInfo): segments are taken from the first image that has them;
- * function symbols of the first section of `type` are appended; finish
- * sorts them and must be called once, before any lookup. */
+/* A table is built from several ELF images (a binary and its debug file or
+ * MiniDebugInfo, chosen by modules.c): segments are taken from the first
+ * image that has them; function symbols of the first section of `type` are
+ * appended; finish sorts them and must be called once, before any lookup. */
 bool elf_symtab_add_segments(struct elf_symtab *t, Elf *elf);
 size_t elf_symtab_add_symbols(struct elf_symtab *t, Elf *elf, Elf64_Word type);
 void elf_symtab_finish(struct elf_symtab *t);
+void elf_symtab_free(struct elf_symtab *t);
 
 /* Whether elf has a section of that type (SHT_SYMTAB...) with entries. */
 bool elf_has_section(Elf *elf, Elf64_Word type);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "diag.h"
+#include "upper_bound.h"
 
 /* How far back from the last function starting at or below an address the
  * lookup looks for an older, longer one that covers it: JITs write small
@@ -40,24 +41,25 @@ static void reindex(struct jit_syms *j)
 	j->nordered = j->n;
 }
 
+/* The i-th start address, in address order. */
+static uint64_t ordered_start(const void *ctx, size_t i)
+{
+	const struct jit_syms *j = ctx;
+
+	return j->v[j->order[i]].start;
+}
+
 const struct jit_sym *jit_syms_find(struct jit_syms *j, uint64_t ip)
 {
 	const struct jit_sym *best = NULL;
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (!j->n)
 		return NULL;
 	if (j->nordered != j->n)
 		reindex(j);
 	/* The first function starting past ip. */
-	hi = j->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (j->v[j->order[mid]].start <= ip)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = upper_bound(j->n, ip, ordered_start, j);
 	for (size_t k = lo, scanned = 0; k-- > 0 && scanned < MAX_SCAN_BACK; scanned++) {
 		const struct jit_sym *s = &j->v[j->order[k]];
 		if (ip - s->start >= j->max_size)

@@ -7,6 +7,7 @@
 
 #include "diag.h"
 #include "kallsyms_line.h"
+#include "upper_bound.h"
 
 void kernel_syms_add(struct kernel_syms *k, const struct cap_ksym *rec)
 {
@@ -32,7 +33,7 @@ static int by_start(const void *a, const void *b)
 
 const struct kernel_sym *kernel_syms_find(struct kernel_syms *k, uint64_t addr)
 {
-	size_t lo = 0, hi = k->n;
+	size_t lo;
 
 	/* KSYM records arrive in bursts before the stacks that need them, so
 	 * sorting at the first lookup after a burst is cheap. */
@@ -40,13 +41,7 @@ const struct kernel_sym *kernel_syms_find(struct kernel_syms *k, uint64_t addr)
 		qsort(k->syms, k->n, sizeof(*k->syms), by_start);
 		k->sorted = true;
 	}
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (k->syms[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = UPPER_BOUND(k->syms, k->n, start, addr);
 	if (lo == 0 || addr >= k->syms[lo - 1].end)
 		return NULL;
 	return &k->syms[lo - 1];

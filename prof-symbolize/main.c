@@ -38,7 +38,8 @@ static const char usage[] =
 	"  -V, --version          show the version and exit\n"
 	"\n"
 	"Exit status: 0 success, 1 the capture was truncated or corrupt (everything\n"
-	"before the damage was symbolized), 2 usage error or not a capture.\n";
+	"before the damage was symbolized), 2 usage error, not a capture, or\n"
+	"unwritable output.\n";
 
 struct options {
 	const char *input, *output;
@@ -110,12 +111,11 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->verbose = true;
 			break;
 		case 'h':
-			usage_exit(usage, EXIT_OK);
+			help_exit(usage);
 		case 'V':
-			print_version();
-			exit(EXIT_OK);
+			version_exit();
 		default:
-			usage_exit(usage, EXIT_USAGE);
+			usage_hint_exit();
 		}
 	}
 	if (argc - optind > 1)

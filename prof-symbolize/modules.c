@@ -24,8 +24,10 @@ void modules_init(struct modules *m)
 	m->byid = htab_new();
 }
 
-static void module_free(struct module *mod)
+static void module_free(void *p)
 {
+	struct module *mod = p;
+
 	elf_symtab_free(&mod->symtab);
 	dwarf_frames_free(mod->frames);
 	if (mod->dw)
@@ -39,11 +41,7 @@ static void module_free(struct module *mod)
 
 void modules_free(struct modules *m)
 {
-	struct htab_entry *e = htab_entries(m->byid);
-
-	for (size_t i = 0; i < htab_count(m->byid); i++)
-		module_free(e[i].val.p);
-	htab_free(m->byid);
+	htab_free_values(m->byid, module_free);
 	debug_search_free(&m->ds);
 }
 

@@ -138,15 +138,6 @@ bool symbolizer_init(struct symbolizer *s, FILE *out, const struct symbolize_opt
 	return true;
 }
 
-static void free_values(struct htab *h, void (*fn)(void *))
-{
-	struct htab_entry *e = htab_entries(h);
-
-	for (size_t i = 0; i < htab_count(h); i++)
-		fn(e[i].val.p);
-	htab_free(h);
-}
-
 static void free_proc(void *p)
 {
 	struct proc *pr = p;
@@ -166,10 +157,10 @@ void symbolizer_free(struct symbolizer *s)
 	free(s->debug_dirs);
 	free(s->sysroot_debug);
 	free(s->scratch);
-	free_values(s->stacks, free);
-	free_values(s->threads, free);
-	free_values(s->procs, free_proc);
-	free_values(s->text, free);
+	htab_free_values(s->stacks, free);
+	htab_free_values(s->threads, free);
+	htab_free_values(s->procs, free_proc);
+	htab_free_values(s->text, free);
 }
 
 static struct proc *get_proc(struct symbolizer *s, uint32_t pid)

@@ -1,8 +1,8 @@
 #!/usr/bin/env bats
 # Output faults: the reader of a pipe going away (SIGPIPE, or EPIPE when
 # SIGPIPE is ignored, as under some supervisors) and a full disk (/dev/full)
-# end every program with a message and a non-zero exit status: never a
-# truncated output reported as success.
+# end every program with a message and exit status 2: never a truncated
+# output reported as success.
 
 bats_require_minimum_version 1.5.0
 
@@ -73,21 +73,36 @@ closed_pipe() {
 	closed_pipe prof-symbolize --no-debuginfod "$TMP/big.prof"
 }
 
-@test "prof-sample: a closed pipe stops it early with a message, non-zero" {
+@test "prof-sample: a closed pipe stops it early with a message, exit 2" {
 	require_root
 	SECONDS=0
 	# -d 30, and well before that: it stops at the first failed write.
 	run --separate-stderr bash -c 'prof-sample -d 30 | head -c 1 > /dev/null; echo "${PIPESTATUS[0]}"'
 	[ "$SECONDS" -lt 20 ]
-	[ "$output" -ne 0 ]
+	[ "$output" -eq 2 ]
 	[[ "$stderr" == *"prof-sample: output closed by its reader"* ]]
 }
 
-@test "prof-sample: a full disk stops it early with a message, non-zero" {
+@test "prof-sample: a full disk stops it early with a message, exit 2" {
 	require_root
 	SECONDS=0
 	run --separate-stderr prof-sample -d 30 -o /dev/full
 	[ "$SECONDS" -lt 20 ]
-	[ "$status" -ne 0 ]
+	[ "$status" -eq 2 ]
 	[[ "$stderr" == *"prof-sample: "*"write error"*"No space left on device"* ]]
+	# With a command, its status only when the capture was written.
+	run --separate-stderr prof-sample -o /dev/full -- sleep 1.5
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"prof-sample: "*"write error"*"No space left on device"* ]]
+}
+
+@test "--help and --version: a full disk is a write error, exit 2, in every program" {
+	local p opt
+	for p in prof-sample prof-symbolize prof-fold prof-svg; do
+		for opt in --help --version; do
+			run --separate-stderr bash -c '"$@" > /dev/full' _ "$p" "$opt"
+			[ "$status" -eq 2 ] || { echo "$p $opt: exit $status"; return 1; }
+			[ "$stderr" = "$p: <stdout>: write error: No space left on device" ]
+		done
+	done
 }

@@ -169,11 +169,11 @@ loses_nothing() {
 	loses_nothing -F 499
 }
 
-@test "a closed pipe ends prof-sample cleanly with a message and status 1" {
+@test "a closed pipe ends prof-sample cleanly with a message and status 2" {
 	require_root
 	run bash -c 'prof-sample -d 10 | head -c 10 > /dev/null; echo "status=${PIPESTATUS[0]}"'
 	[[ "$output" == *"prof-sample: output closed by its reader; stopping"* ]]
-	[[ "$output" == *"status=1"* ]]
+	[[ "$output" == *"status=2"* ]]
 }
 
 @test "-t samples one thread; --kernel-only and --user-only keep to their side" {

@@ -87,3 +87,29 @@ TEST(remove_keeps_every_other_key_reachable)
 	CHECK_INT(htab_find(h, "k0", 2)->val.u, 42);
 	htab_free(h);
 }
+
+static int freed;
+
+static void count_free(void *p)
+{
+	freed++;
+	free(p);
+}
+
+TEST(free_values_frees_each_value_once)
+{
+	struct htab *h = htab_new();
+	char key[32];
+
+	for (int i = 0; i < 100; i++) {
+		int len = snprintf(key, sizeof(key), "k%d", i);
+		htab_upsert(h, key, (size_t)len, NULL)->val.p = malloc(16);
+	}
+	/* A removed entry's value is the caller's to free. */
+	free(htab_find(h, "k7", 2)->val.p);
+	htab_remove(h, "k7", 2);
+	htab_free_values(h, count_free);
+	CHECK_INT(freed, 99);
+	htab_free_values(NULL, count_free);
+	CHECK_INT(freed, 99);
+}
