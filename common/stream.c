@@ -88,6 +88,17 @@ FILE *output_open(const char *path, bool binary)
 	return f;
 }
 
+bool output_flush(FILE *f, const char *path)
+{
+	if (fflush(f) == 0)
+		return true;
+	if (errno == EPIPE)
+		warnx("%s: closed by its reader", is_std(path) ? "<stdout>" : path);
+	else
+		warn("%s: write error", is_std(path) ? "<stdout>" : path);
+	return false;
+}
+
 bool output_close(FILE *f, const char *path)
 {
 	const char *name = is_std(path) ? "<stdout>" : path;

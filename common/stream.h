@@ -25,6 +25,10 @@ const char *input_name(const char *path);
  * link, or into a file another user owns, and makes the file 0600. */
 FILE *output_open(const char *path, bool binary);
 
+/* Flushes f, for a reader to have what was written so far; on a write
+ * error reports it naming path (as output_close) and returns false. */
+bool output_flush(FILE *f, const char *path);
+
 /* Flushes and closes f; on a write error reports it naming path and returns
  * false. */
 bool output_close(FILE *f, const char *path);

@@ -7,9 +7,11 @@
 #include "diag.h"
 #include "htab.h"
 #include "profile.h"
+#include "stream.h"
 
 struct recorder {
 	struct cap_writer w;
+	const char *out_path; /* as given: NULL or "-" for stdout */
 	struct kallsyms *ksyms;	  /* NULL: kernel symbols are unavailable */
 	struct processes *procs;
 	struct process_news news; /* ctx is this recorder */
@@ -51,12 +53,13 @@ static void on_jit_symbol(void *ctx, uint32_t pid, uint64_t start, uint64_t size
 	capw_jsym(&r->w, pid, start, size, name, len);
 }
 
-struct recorder *recorder_new(FILE *out, struct kallsyms *ksyms, struct processes *procs,
-			      bool verbose)
+struct recorder *recorder_new(FILE *out, const char *out_path, struct kallsyms *ksyms,
+			      struct processes *procs, bool verbose)
 {
 	struct recorder *r = xcalloc(1, sizeof(*r));
 
 	capw_init(&r->w, out);
+	r->out_path = out_path;
 	r->ksyms = ksyms;
 	r->procs = procs;
 	r->news = (struct process_news){
@@ -194,13 +197,7 @@ void recorder_taken(struct recorder *r, uint64_t taken)
 
 bool recorder_flush(struct recorder *r)
 {
-	if (fflush(r->w.f) == 0)
-		return true;
-	if (errno == EPIPE)
-		warnx("output closed by its reader; stopping");
-	else
-		warn("write error; stopping");
-	return false;
+	return output_flush(r->w.f, r->out_path);
 }
 
 void recorder_end(struct recorder *r, uint64_t duration_ns)

@@ -27,11 +27,12 @@ struct recorder_stats {
 	uint32_t stacks; /* distinct stacks written */
 };
 
-/* ksyms may be NULL (kernel frames then stay addresses).  The process
+/* Writes to out, named out_path in messages (NULL or "-": stdout).  ksyms
+ * may be NULL (kernel frames then stay addresses).  The process
  * table is consulted for each sampled process; it is given its news
  * (recorder_news()) when it is initialised. */
-struct recorder *recorder_new(FILE *out, struct kallsyms *ksyms, struct processes *procs,
-			      bool verbose);
+struct recorder *recorder_new(FILE *out, const char *out_path, struct kallsyms *ksyms,
+			      struct processes *procs, bool verbose);
 void recorder_free(struct recorder *r);
 
 /* What the process table reports goes into the capture through these. */

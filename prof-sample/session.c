@@ -62,7 +62,7 @@ bool session_open(struct session *s, struct profile_bpf *skel, const struct sour
 	s->have_cache = o->build_id_cache && start_cache(&s->cache, o);
 
 	mapped_files_init(&s->files, have_opener ? &s->opener : NULL);
-	s->rec = recorder_new(out, have_ksyms ? &s->ksyms : NULL, &s->procs, o->verbose > 0);
+	s->rec = recorder_new(out, o->output, have_ksyms ? &s->ksyms : NULL, &s->procs, o->verbose > 0);
 	processes_init(&s->procs, recorder_news(s->rec), &s->files);
 	s->procs.cache = s->have_cache ? &s->cache : NULL;
 	s->start_ns = monotonic_ns();

@@ -80,7 +80,7 @@ closed_pipe() {
 	run --separate-stderr bash -c 'prof-sample -d 30 | head -c 1 > /dev/null; echo "${PIPESTATUS[0]}"'
 	[ "$SECONDS" -lt 20 ]
 	[ "$output" -eq 2 ]
-	[[ "$stderr" == *"prof-sample: output closed by its reader"* ]]
+	[[ "$stderr" == *"prof-sample: <stdout>: closed by its reader"* ]]
 }
 
 @test "prof-sample: a full disk stops it early with a message, exit 2" {
@@ -89,11 +89,11 @@ closed_pipe() {
 	run --separate-stderr prof-sample -d 30 -o /dev/full
 	[ "$SECONDS" -lt 20 ]
 	[ "$status" -eq 2 ]
-	[[ "$stderr" == *"prof-sample: "*"write error"*"No space left on device"* ]]
+	[[ "$stderr" == *"prof-sample: /dev/full: write error: No space left on device"* ]]
 	# With a command, its status only when the capture was written.
 	run --separate-stderr prof-sample -o /dev/full -- sleep 1.5
 	[ "$status" -eq 2 ]
-	[[ "$stderr" == *"prof-sample: "*"write error"*"No space left on device"* ]]
+	[[ "$stderr" == *"prof-sample: /dev/full: write error: No space left on device"* ]]
 }
 
 @test "--help and --version: a full disk is a write error, exit 2, in every program" {

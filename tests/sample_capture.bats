@@ -172,7 +172,7 @@ loses_nothing() {
 @test "a closed pipe ends prof-sample cleanly with a message and status 2" {
 	require_root
 	run bash -c 'prof-sample -d 10 | head -c 10 > /dev/null; echo "status=${PIPESTATUS[0]}"'
-	[[ "$output" == *"prof-sample: output closed by its reader; stopping"* ]]
+	[[ "$output" == *"prof-sample: <stdout>: closed by its reader"* ]]
 	[[ "$output" == *"status=2"* ]]
 }
 

@@ -107,7 +107,7 @@ struct fixture {
 static void fixture_init(struct fixture *f)
 {
 	f->capture = open_memstream(&f->buf, &f->len);
-	f->rec = recorder_new(f->capture, NULL, &f->ps, false);
+	f->rec = recorder_new(f->capture, "memory", NULL, &f->ps, false);
 	mapped_files_init(&f->files, NULL);
 	f->files.by_path = true;
 	processes_init(&f->ps, recorder_news(f->rec), &f->files);
