@@ -13,8 +13,8 @@
 #include "htab.h"
 
 struct elf_files {
-	struct htab *byid; /* file identity -> struct elf_file, or NULL if unreadable */
-	struct elf_file *vdso;
+	struct htab *byid; /* file identity -> struct elf_image, or NULL if unreadable */
+	struct elf_image *vdso;
 	bool vdso_tried;
 };
 
@@ -29,7 +29,7 @@ struct elf_files *elf_files_new(void)
 
 static void free_file(void *p)
 {
-	struct elf_file *f = p;
+	struct elf_image *f = p;
 
 	if (!f)
 		return;
@@ -49,10 +49,10 @@ void elf_files_free(struct elf_files *fs)
 }
 
 /* Reads fd's program headers and keeps the file mapped, without fd. */
-static struct elf_file *load(int fd, const char *name)
+static struct elf_image *load(int fd, const char *name)
 {
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	struct elf_file *f;
+	struct elf_image *f;
 	GElf_Ehdr eh;
 	size_t phnum;
 
@@ -89,7 +89,7 @@ static struct elf_file *load(int fd, const char *name)
 	return f;
 }
 
-const struct elf_file *elf_files_get(struct elf_files *fs, struct processes *ps, uint32_t pid,
+const struct elf_image *elf_files_get(struct elf_files *fs, struct processes *ps, uint32_t pid,
 				    const struct mapping *m)
 {
 	/* The same file whoever maps it and wherever: by build-id, else by
@@ -120,7 +120,7 @@ const struct elf_file *elf_files_get(struct elf_files *fs, struct processes *ps,
 	return e->val.p;
 }
 
-const struct elf_file *elf_files_vdso(struct elf_files *fs)
+const struct elf_image *elf_files_vdso(struct elf_files *fs)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
 	size_t size;
@@ -142,7 +142,7 @@ const struct elf_file *elf_files_vdso(struct elf_files *fs)
 	return fs->vdso;
 }
 
-bool elf_file_bias(const struct elf_file *f, const struct mapping *m, GElf_Addr *bias)
+bool elf_image_bias(const struct elf_image *f, const struct mapping *m, GElf_Addr *bias)
 {
 	for (size_t i = 0; i < f->nloads; i++) {
 		const GElf_Phdr *ph = &f->loads[i];

@@ -15,7 +15,7 @@
 
 #include "processes.h"
 
-struct elf_file {
+struct elf_image {
 	Elf *elf;
 	const char *name;		 /* as modules are named: the file's base name */
 	GElf_Addr low, high;		 /* the loaded image, as file addresses */
@@ -30,14 +30,14 @@ void elf_files_free(struct elf_files *fs);
 
 /* The file mapping m of pid maps (opened by mapped_files_open()), or NULL if
  * it cannot be read as ELF.  Failures are remembered too. */
-const struct elf_file *elf_files_get(struct elf_files *fs, struct processes *ps, uint32_t pid,
-				    const struct mapping *m);
+const struct elf_image *elf_files_get(struct elf_files *fs, struct processes *ps, uint32_t pid,
+				      const struct mapping *m);
 
 /* The vDSO, the same in every 64-bit process (NULL if unavailable). */
-const struct elf_file *elf_files_vdso(struct elf_files *fs);
+const struct elf_image *elf_files_vdso(struct elf_files *fs);
 
 /* The load bias of f as mapped by m: the segment holding file offset
  * m->pgoff is at m->start. */
-bool elf_file_bias(const struct elf_file *f, const struct mapping *m, GElf_Addr *bias);
+bool elf_image_bias(const struct elf_image *f, const struct mapping *m, GElf_Addr *bias);
 
 #endif

@@ -79,7 +79,7 @@ static bool debuginfo_wanted;
 static int shared_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
 		      char **file_name, Elf **elfp)
 {
-	const struct elf_file *f = *userdata;
+	const struct elf_image *f = *userdata;
 
 	(void)mod, (void)name, (void)base, (void)file_name;
 	*elfp = f ? elf_begin(-1, ELF_C_READ_MMAP, f->elf) : NULL;
@@ -195,13 +195,13 @@ static bool anonymous(const struct mapping *m)
 }
 
 /* Reports the file m maps, where m puts it. */
-static void report_module(Dwfl *dwfl, const struct elf_file *f, const struct mapping *m)
+static void report_module(Dwfl *dwfl, const struct elf_image *f, const struct mapping *m)
 {
 	GElf_Addr bias;
 	Dwfl_Module *mod;
 	void **userdata;
 
-	if (!f || !elf_file_bias(f, m, &bias))
+	if (!f || !elf_image_bias(f, m, &bias))
 		return;
 	mod = dwfl_report_module(dwfl, f->name, bias + f->low, bias + f->high);
 	if (mod && dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL))
@@ -230,7 +230,7 @@ static Dwfl *build(struct unwinder *u, struct proc_dwfl *pd, uint32_t pid,
 	dwfl_report_begin(dwfl);
 	for (size_t i = 0; i < n && reported < MAX_MODULES; i++) {
 		const struct mapping *m = &maps[i];
-		const struct elf_file *f = NULL;
+		const struct elf_image *f = NULL;
 		if (m->path[0] == '/' && !anonymous(m))
 			f = elf_files_get(u->files, u->ps, pid, m);
 		else if (strcmp(m->path, "[vdso]") == 0)
