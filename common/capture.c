@@ -19,6 +19,8 @@ static const char *const loss_names[CAP_LOSS_MAX] = {
 	[CAP_LOSS_TRUNC_NO_CFI] = "truncated-no-cfi",
 	[CAP_LOSS_TRUNC_STACK] = "truncated-stack-copy",
 	[CAP_LOSS_TRUNC_ERROR] = "truncated-unwind-error",
+	[CAP_LOSS_WAKE_CHAIN] = "wakeup-chain-cut",
+	[CAP_LOSS_SWITCH] = "switch-untimed",
 };
 
 const char *cap_loss_name(uint32_t cause)
@@ -137,6 +139,10 @@ void capw_info(struct cap_writer *w, const struct cap_info *in)
 	put_str(w, in->hostname);
 	put_str(w, in->release);
 	put_str(w, in->boot_id);
+	put_u64(w, in->min_block_ns);
+	put_u64(w, in->max_block_ns);
+	put_u32(w, in->states);
+	put_u32(w, in->wakeup_depth);
 	finish(w, CAP_INFO);
 }
 
@@ -194,6 +200,15 @@ void capw_sample(struct cap_writer *w, const struct cap_sample *s)
 	put_u32(w, s->ustack);
 	put_u64(w, s->count);
 	put_u64(w, s->time_ns);
+	put_u32(w, s->kind);
+	put_u64(w, s->weight);
+	put_u32(w, s->nwakers);
+	for (uint32_t i = 0; i < s->nwakers && i < CAP_MAX_WAKERS; i++) {
+		put_u32(w, s->waker[i].pid);
+		put_u32(w, s->waker[i].tid);
+		put_u32(w, s->waker[i].kstack);
+		put_u32(w, s->waker[i].ustack);
+	}
 	finish(w, CAP_SAMPLE);
 }
 
@@ -213,6 +228,7 @@ void capw_end(struct cap_writer *w, const struct cap_end *e)
 	put_u64(w, e->lost);
 	put_u32(w, e->stacks);
 	put_u64(w, e->taken);
+	put_u64(w, e->weight);
 	finish(w, CAP_END);
 }
 
@@ -329,6 +345,13 @@ static uint64_t get(struct cursor *c, int n)
 	return p ? le_get(p, n) : 0;
 }
 
+/* Whether fields a later minor version added follow: a payload may end
+ * before them. */
+static bool more(const struct cursor *c)
+{
+	return !c->bad && c->p < c->end;
+}
+
 static struct cap_str get_str(struct cursor *c)
 {
 	uint16_t n = (uint16_t)get(c, 2);
@@ -352,6 +375,12 @@ static bool decode(struct cap_record *rec)
 		i->hostname = get_str(&c);
 		i->release = get_str(&c);
 		i->boot_id = get_str(&c);
+		if (more(&c)) {
+			i->min_block_ns = get(&c, 8);
+			i->max_block_ns = get(&c, 8);
+			i->states = (uint32_t)get(&c, 4);
+			i->wakeup_depth = (uint32_t)get(&c, 4);
+		}
 		break;
 	}
 	case CAP_COMM:
@@ -397,6 +426,19 @@ static bool decode(struct cap_record *rec)
 		s->ustack = (uint32_t)get(&c, 4);
 		s->count = get(&c, 8);
 		s->time_ns = get(&c, 8);
+		if (more(&c)) {
+			s->kind = (uint32_t)get(&c, 4);
+			s->weight = get(&c, 8);
+			s->nwakers = (uint32_t)get(&c, 4);
+			if (s->kind > CAP_OFF_CPU || s->nwakers > CAP_MAX_WAKERS)
+				return false;
+			for (uint32_t i = 0; i < s->nwakers; i++) {
+				s->waker[i].pid = (uint32_t)get(&c, 4);
+				s->waker[i].tid = (uint32_t)get(&c, 4);
+				s->waker[i].kstack = (uint32_t)get(&c, 4);
+				s->waker[i].ustack = (uint32_t)get(&c, 4);
+			}
+		}
 		break;
 	}
 	case CAP_LOSS:
@@ -409,6 +451,8 @@ static bool decode(struct cap_record *rec)
 		rec->u.end.lost = get(&c, 8);
 		rec->u.end.stacks = (uint32_t)get(&c, 4);
 		rec->u.end.taken = get(&c, 8);
+		if (more(&c))
+			rec->u.end.weight = get(&c, 8);
 		break;
 	case CAP_JSYM:
 		rec->u.jsym.pid = (uint32_t)get(&c, 4);

@@ -11,11 +11,13 @@
 
 #define CAP_MAGIC "PROFCAP"	/* 8 bytes with its NUL */
 #define CAP_MAJOR 1
-#define CAP_MINOR 2
+#define CAP_MINOR 3
 #define CAP_HEADER_SIZE 16
 #define CAP_RECORD_HEADER 8
 #define CAP_MAX_PAYLOAD (16u << 20)
 #define CAP_BUILD_ID_MAX 64
+/* Most wakers a SAMPLE may name (--wakeup-depth stops lower). */
+#define CAP_MAX_WAKERS 8
 
 enum cap_type {
 	CAP_INFO = 1,
@@ -41,6 +43,8 @@ enum cap_loss_cause {
 	CAP_LOSS_TRUNC_NO_CFI = 7,
 	CAP_LOSS_TRUNC_STACK = 8,
 	CAP_LOSS_TRUNC_ERROR = 9,
+	CAP_LOSS_WAKE_CHAIN = 10,
+	CAP_LOSS_SWITCH = 11,
 	CAP_LOSS_MAX,
 };
 
@@ -59,7 +63,16 @@ struct cap_info {
 	uint64_t period;
 	uint32_t ncpus;
 	struct cap_str event, hostname, release, boot_id;
+	/* Off-CPU time (1.3): the blocks counted, and how wakers were
+	 * followed; all 0 in an on-CPU capture. */
+	uint64_t min_block_ns, max_block_ns;
+	uint32_t states; /* CAP_STATE_* */
+	uint32_t wakeup_depth;
 };
+
+/* Task states whose blocks an off-CPU capture counts. */
+#define CAP_STATE_SLEEPING 1	   /* S: interruptible sleep */
+#define CAP_STATE_UNINTERRUPTIBLE 2 /* D: uninterruptible sleep */
 
 struct cap_comm {
 	uint32_t pid, tid;
@@ -84,9 +97,25 @@ struct cap_stack {
 	const uint8_t *ips; /* nr little-endian u64s; read with cap_stack_ip() */
 };
 
+enum cap_sample_kind {
+	CAP_ON_CPU = 0,	 /* count samples of the clock */
+	CAP_OFF_CPU = 1, /* count blocks, weight nanoseconds switched out */
+};
+
+/* A thread that woke the sampled one (or the waker before it), with its
+ * stacks when it did. */
+struct cap_waker {
+	uint32_t pid, tid, kstack, ustack;
+};
+
 struct cap_sample {
 	uint32_t pid, tid, kstack, ustack;
 	uint64_t count, time_ns;
+	/* 1.3; a 1.2 SAMPLE is on-CPU without wakers. */
+	uint32_t kind;
+	uint64_t weight;
+	uint32_t nwakers;
+	struct cap_waker waker[CAP_MAX_WAKERS]; /* the nearest first */
 };
 
 struct cap_loss {
@@ -98,6 +127,7 @@ struct cap_end {
 	uint64_t duration_ns, samples, lost;
 	uint32_t stacks;
 	uint64_t taken;
+	uint64_t weight; /* 1.3: sum of all SAMPLE weights */
 };
 
 struct cap_jsym {

@@ -32,6 +32,10 @@ static void write_sample_capture(void)
 	capw_stack(&w, 7, 3, ips);
 	capw_sample(&w, &(struct cap_sample){ .pid = 10, .tid = 11, .kstack = 7, .ustack = 0,
 					      .count = 5, .time_ns = 1000000000 });
+	capw_sample(&w, &(struct cap_sample){ .pid = 10, .tid = 12, .kstack = 7, .count = 2,
+					      .time_ns = 3, .kind = CAP_OFF_CPU,
+					      .weight = 123456789, .nwakers = 2,
+					      .waker = { { 20, 21, 7, 0 }, { 0, 0, 7, 0 } } });
 	capw_loss(&w, CAP_LOSS_USTACK, 3);
 	capw_jsym(&w, 10, 0x7f0000001000ull, 0x40, "LazyCompile:*fib /app.js:3", 26);
 	capw_fork(&w, 12, 10);
@@ -53,7 +57,7 @@ TEST(header_bytes_match_the_spec)
 	CHECK(memcmp(buf, "PROFCAP\0", 8) == 0);
 	CHECK_INT(buf[8], 1);  /* major, little-endian */
 	CHECK_INT(buf[9], 0);
-	CHECK_INT(buf[10], 2); /* minor: 1 since RAWSTACK, 2 since FORK */
+	CHECK_INT(buf[10], 3); /* minor: 1 RAWSTACK, 2 FORK, 3 off-CPU */
 	/* The first record is INFO (type 1) with an 8-byte header. */
 	CHECK_INT(buf[16], 1);
 	CHECK_INT(buf[17] | buf[18] | buf[19], 0);
@@ -111,6 +115,18 @@ TEST(round_trip_every_record)
 	CHECK_INT(rec.u.sample.ustack, 0);
 	CHECK_INT(rec.u.sample.count, 5);
 	CHECK_INT(rec.u.sample.time_ns, 1000000000);
+	CHECK_INT(rec.u.sample.kind, CAP_ON_CPU);
+	CHECK_INT(rec.u.sample.nwakers, 0);
+
+	CHECK_INT(capr_next(&r, &rec), CAPR_OK);
+	CHECK_INT(rec.type, CAP_SAMPLE);
+	CHECK_INT(rec.u.sample.kind, CAP_OFF_CPU);
+	CHECK_INT(rec.u.sample.count, 2);
+	CHECK_INT(rec.u.sample.weight, 123456789);
+	CHECK_INT(rec.u.sample.nwakers, 2);
+	CHECK_INT(rec.u.sample.waker[0].tid, 21);
+	CHECK_INT(rec.u.sample.waker[0].kstack, 7);
+	CHECK_INT(rec.u.sample.waker[1].pid, 0);
 
 	CHECK_INT(capr_next(&r, &rec), CAPR_OK);
 	CHECK_INT(rec.type, CAP_LOSS);
@@ -220,6 +236,33 @@ TEST(unknown_records_and_longer_payloads)
 	CHECK_INT(rec.u.loss.cause, CAP_LOSS_KSTACK);
 	CHECK_INT(rec.u.loss.count, 4);
 	CHECK_INT(capr_next(&r, &rec), CAPR_EOF);
+	capr_free(&r);
+	fclose(f);
+}
+
+/* A 1.2 SAMPLE ends after time_ns: on-CPU, no wakers.  A 1.3 one naming
+ * more wakers than the format allows is corrupt, not read past. */
+TEST(sample_fields_of_each_minor_version)
+{
+	uint8_t s[16 + 8 + 32 + 8 + 48] = { 'P', 'R', 'O', 'F', 'C', 'A', 'P', 0, 1, 0, 3, 0 };
+	uint8_t *p = s + 16;
+	struct cap_reader r;
+	struct cap_record rec;
+	FILE *f;
+
+	p[0] = CAP_SAMPLE, p[4] = 32;
+	p[8 + 16] = 9; /* count */
+	p += 8 + 32;
+	p[0] = CAP_SAMPLE, p[4] = 48;
+	p[8 + 32] = CAP_OFF_CPU;
+	p[8 + 44] = CAP_MAX_WAKERS + 1;
+	f = reader_on(s, sizeof(s));
+	CHECK_INT(capr_open(&r, f), CAPR_OK);
+	CHECK_INT(capr_next(&r, &rec), CAPR_OK);
+	CHECK_INT(rec.u.sample.count, 9);
+	CHECK_INT(rec.u.sample.kind, CAP_ON_CPU);
+	CHECK_INT(rec.u.sample.nwakers, 0);
+	CHECK_INT(capr_next(&r, &rec), CAPR_CORRUPT);
 	capr_free(&r);
 	fclose(f);
 }
