@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * On-CPU stack sampling, attached to a cpu-clock perf event on each sampled
- * CPU.  One program per sample source (prof-sample/source.h), sharing the
- * target filter; prof-sample loads only the one it uses:
+ * CPU, and off-CPU time, timed at the scheduler's switches.  One program
+ * per sample source (prof-sample/source.h), sharing the target filter;
+ * prof-sample loads only the ones it uses:
  *
  * - sample_fp (--unwind=fp) counts (thread, name, kernel stack, user stack)
  *   tuples in a hash map and stores each distinct stack once, keyed by a
@@ -10,6 +11,12 @@
  * - sample_dwarf (--unwind=dwarf) sends each sample's kernel stack, user
  *   registers and user stack bytes through a ring buffer, for prof-sample
  *   to unwind.
+ *
+ * - offcpu_switch, offcpu_syscall_exit and offcpu_waking (--off-cpu,
+ *   --wall) time the blocks of the targets' threads and hand each one over
+ *   as sample_fp or sample_dwarf would a sample, weighted by its duration.
+ *   They need tracepoints with BTF (tp_btf) only: no tracefs, no kprobes,
+ *   no fentry (all three missing on some hosts and in many containers).
  *
  * Stacks are kept in a plain hash map rather than a STACK_TRACE map: the
  * latter has one bucket per entry and fails (-EEXIST) when two different
@@ -42,6 +49,18 @@ const volatile bool include_idle = false;
 const volatile bool kernel_stacks = true;
 const volatile bool user_stacks = true;
 const volatile __u32 stack_copy_size = PROF_DEFAULT_STACK_COPY;
+/* Off-CPU: which blocks count, and how many wakers to name. */
+const volatile bool offcpu_dwarf = false;
+const volatile __u64 min_block_ns = 1000;
+const volatile __u64 max_block_ns = 0;
+const volatile __u32 block_states = 3; /* bit 0 S, bit 1 D */
+const volatile __u32 wakeup_depth = 0;
+const volatile __u32 nr_cpus = 1;
+
+/* Scratch slots: a perf-event program runs in NMI and may interrupt a
+ * tracepoint program on its CPU, so each has its own. */
+#define SLOT_NMI 0
+#define SLOT_TP 1
 
 /* Written by prof-sample (mmaped .bss): which map set is being filled. */
 __u32 active = 0;
@@ -72,10 +91,79 @@ struct {
 /* Scratch space for one stack: too big for the 512-byte BPF stack. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2);
 	__type(key, __u32);
 	__type(value, struct stack_trace);
 } scratch SEC(".maps");
+
+/* A thread's block: started when it is switched out in one of
+ * block_states, with the stacks it blocks in (taken then, in its own
+ * context: nothing else can read them), and ended when it is switched back
+ * in.  With --unwind=dwarf the user stack bytes are copied later, in the
+ * thread's context again, and only for blocks that count: a copy costs
+ * microseconds, and most blocks are shorter than --min-block.  Until then
+ * the block is pending.  Task storage follows the thread: nothing to clean
+ * up when it exits, no capacity to run out of. */
+struct block {
+	__u64 start; /* switch-out, 0 if not blocked */
+	__u64 kstack, ustack; /* in held_stacks */
+	__u64 ip, sp;	      /* user registers at the switch-out (dwarf) */
+	__u64 weight;	      /* of the pending block */
+	__u32 pending;
+	__u32 reserved;
+	struct sample_key key; /* of the pending block */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct block);
+} blocks SEC(".maps");
+
+/* Who last woke a thread, and who had woken that one, and so on. */
+struct wake_chain {
+	__u64 time; /* of the wakeup */
+	__u32 n;
+	__u32 cut; /* the chain went on beyond wakeup_depth */
+	struct waker wakers[PROF_MAX_WAKERS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct wake_chain);
+} wake_chains SEC(".maps");
+
+/* Scratch for a chain being built: too big for the BPF stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct wake_chain);
+} chain_scratch SEC(".maps");
+
+/* Stacks of blocks and of wakers outlive the drain interval they were
+ * taken in (a block may last minutes; a chain names the wakeup of a waker
+ * that may be older still), so they are not in the double-buffered maps:
+ * prof-sample reads the ones a sample names, and the least recently used
+ * go when the map is full. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, struct stack_trace);
+} held_stacks SEC(".maps");
+
+/* The key of the sample being built: too big for the BPF stack with a
+ * chain of wakers in it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct sample_key);
+} key_scratch SEC(".maps");
 
 #define STACK_MAP(name)                                                    \
 	struct {                                                           \
@@ -90,7 +178,7 @@ struct {
 		__uint(type, BPF_MAP_TYPE_HASH);                           \
 		__uint(max_entries, 16384);                                \
 		__type(key, struct sample_key);                            \
-		__type(value, __u64);                                      \
+		__type(value, struct sample_value);                        \
 	} name SEC(".maps")
 
 /* --unwind=dwarf: samples with their registers and stack bytes; sized by
@@ -100,9 +188,9 @@ struct {
 	__uint(max_entries, 4096);
 } raw_samples SEC(".maps");
 
-/* One per CPU, indexed by CPU: a per-CPU array's values are limited to
- * 32 KiB, a sample may need 70.  A perf-event program does not nest on
- * its CPU. */
+/* Two per CPU, indexed by CPU, then by nr_cpus + CPU for the scheduler's
+ * programs: a per-CPU array's values are limited to 32 KiB, a sample may
+ * need 70.  A perf-event program does not nest on its CPU. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
@@ -123,10 +211,10 @@ static __always_inline void count(enum prof_counter c)
 /* Stores the current kernel or user stack; returns its hash, or 0 when the
  * sample has none (a kernel thread has no user stack, a sample in user mode
  * no kernel stack) or it could not be stored (counted as lost). */
-static __always_inline __u64 store_stack(void *ctx, void *stacks, bool kernel)
+static __always_inline __u64 store_stack(void *ctx, void *stacks, bool kernel,
+					 enum prof_counter lost, __u32 slot)
 {
-	__u32 zero = 0;
-	struct stack_trace *st = bpf_map_lookup_elem(&scratch, &zero);
+	struct stack_trace *st = bpf_map_lookup_elem(&scratch, &slot);
 	long n, err;
 	__u64 h;
 
@@ -143,26 +231,22 @@ static __always_inline __u64 store_stack(void *ctx, void *stacks, bool kernel)
 		return h;
 	err = bpf_map_update_elem(stacks, &h, st, BPF_NOEXIST);
 	if (err && err != -EEXIST) {
-		count(kernel ? PROF_LOST_KSTACK : PROF_LOST_USTACK);
+		count(lost);
 		return 0;
 	}
 	return h;
 }
 
-static __always_inline int record(void *ctx, void *stacks, void *counts, struct sample_key *key)
+/* Counts one sample (weight 0) or one block of weight nanoseconds. */
+static __always_inline int count_key(void *counts, struct sample_key *key, __u64 weight)
 {
-	static const __u64 one = 1;
-	__u64 *val;
+	struct sample_value one = { 1, weight }, *val;
 	long err;
-
-	if (kernel_stacks)
-		key->kstack = store_stack(ctx, stacks, true);
-	if (user_stacks)
-		key->ustack = store_stack(ctx, stacks, false);
 
 	val = bpf_map_lookup_elem(counts, key);
 	if (val) {
-		__sync_fetch_and_add(val, 1);
+		__sync_fetch_and_add(&val->count, 1);
+		__sync_fetch_and_add(&val->weight, weight);
 		return 0;
 	}
 	err = bpf_map_update_elem(counts, key, &one, BPF_NOEXIST);
@@ -170,13 +254,24 @@ static __always_inline int record(void *ctx, void *stacks, void *counts, struct 
 		/* Another CPU inserted the same key first. */
 		val = bpf_map_lookup_elem(counts, key);
 		if (val) {
-			__sync_fetch_and_add(val, 1);
+			__sync_fetch_and_add(&val->count, 1);
+			__sync_fetch_and_add(&val->weight, weight);
 			return 0;
 		}
 	}
 	if (err)
 		count(PROF_LOST_COUNT);
 	return 0;
+}
+
+/* Counts one sample with the current stacks. */
+static __always_inline int record(void *ctx, void *stacks, void *counts, struct sample_key *key)
+{
+	if (kernel_stacks)
+		key->kstack = store_stack(ctx, stacks, true, PROF_LOST_KSTACK, SLOT_NMI);
+	if (user_stacks)
+		key->ustack = store_stack(ctx, stacks, false, PROF_LOST_USTACK, SLOT_NMI);
+	return count_key(counts, key, 0);
 }
 
 #define PF_KTHREAD 0x00200000
@@ -204,8 +299,9 @@ static __always_inline void dwarf_order(__u64 *regs, const __u64 *w)
 		regs[i] = w[from[i]];
 }
 
-/* The user registers: those interrupted if the sample hit user mode, else
- * those saved on entry to the kernel.  False for kernel threads. */
+/* The user registers: those interrupted if the sample hit user mode (ctx,
+ * NULL when the thread is known to be in the kernel), else those saved on
+ * entry to the kernel.  False for kernel threads. */
 static __always_inline bool user_regs(struct bpf_perf_event_data *ctx, __u64 *regs)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -214,7 +310,7 @@ static __always_inline bool user_regs(struct bpf_perf_event_data *ctx, __u64 *re
 
 	if (task->flags & PF_KTHREAD)
 		return false;
-	if ((in->word[W_CS] & 3) == 3) {
+	if (in && (in->word[W_CS] & 3) == 3) {
 		for (int i = 0; i < 21; i++)
 			w.word[i] = in->word[i];
 	} else if (bpf_probe_read_kernel(&w, sizeof(w), (void *)bpf_task_pt_regs(task))) {
@@ -262,9 +358,12 @@ static __always_inline __u32 copy_stack(__u8 *buf, __u64 sp)
 	return len < PROF_MAX_STACK_COPY ? len : PROF_MAX_STACK_COPY;
 }
 
-static __always_inline int send_raw(struct bpf_perf_event_data *ctx, struct sample_key *key)
+/* ctx is the program's own, for the kernel stack; regs_ctx the perf
+ * event's, or NULL where the thread is in the kernel (off-CPU). */
+static __always_inline int send_raw(void *ctx, struct bpf_perf_event_data *regs_ctx,
+				    struct sample_key *key, __u64 weight, bool user, __u32 slot)
 {
-	__u32 cpu = bpf_get_smp_processor_id();
+	__u32 cpu = bpf_get_smp_processor_id() + (slot == SLOT_TP ? nr_cpus : 0);
 	struct raw_sample *rs = bpf_map_lookup_elem(&raw_scratch, &cpu);
 	__u64 size;
 	long n;
@@ -277,12 +376,20 @@ static __always_inline int send_raw(struct bpf_perf_event_data *ctx, struct samp
 	rs->flags = 0;
 	rs->kstack_nr = 0;
 	rs->stack_len = 0;
-	if (kernel_stacks) {
+	rs->kind = key->kind;
+	rs->weight = weight;
+	rs->nwakers = key->nwakers;
+	__builtin_memcpy(rs->wakers, key->wakers, sizeof(rs->wakers));
+	if (key->kstack) {
+		/* Taken earlier, and held: its key goes in its place. */
+		rs->flags = PROF_RAW_KSTACK_HELD;
+		rs->kstack[0] = key->kstack;
+	} else if (kernel_stacks) {
 		n = bpf_get_stack(ctx, rs->kstack, sizeof(rs->kstack), 0);
 		rs->kstack_nr = n > 0 ? n / sizeof(__u64) : 0;
 	}
-	if (user_stacks && user_regs(ctx, rs->regs)) {
-		rs->flags = PROF_RAW_USER;
+	if (user && user_stacks && user_regs(regs_ctx, rs->regs)) {
+		rs->flags |= PROF_RAW_USER;
 		rs->stack_len = copy_stack(rs->stack, rs->regs[PROF_UREG_SP]);
 	}
 	size = PROF_RAW_HEADER + (rs->stack_len & (2 * PROF_MAX_STACK_COPY - 1));
@@ -293,6 +400,20 @@ static __always_inline int send_raw(struct bpf_perf_event_data *ctx, struct samp
 	return 0;
 }
 
+/* Whether the current thread is one of the targets'. */
+static __always_inline bool is_target(__u32 pid, __u32 tid)
+{
+	if (tid == 0 && !include_idle)
+		return false;
+	if (filter_pids && !bpf_map_lookup_elem(&pids, &pid))
+		return false;
+	if (filter_tids && !bpf_map_lookup_elem(&tids, &tid))
+		return false;
+	if (filter_cgroup && bpf_current_task_under_cgroup(&cgroups, 0) != 1)
+		return false;
+	return true;
+}
+
 /* Whether the sample is one of the targets'; if so, counts it and fills
  * in key's thread and name. */
 static __always_inline bool wanted(struct sample_key *key)
@@ -301,39 +422,246 @@ static __always_inline bool wanted(struct sample_key *key)
 
 	key->pid = id >> 32;
 	key->tid = (__u32)id;
-	if (key->tid == 0 && !include_idle)
-		return false;
-	if (filter_pids && !bpf_map_lookup_elem(&pids, &key->pid))
-		return false;
-	if (filter_tids && !bpf_map_lookup_elem(&tids, &key->tid))
-		return false;
-	if (filter_cgroup && bpf_current_task_under_cgroup(&cgroups, 0) != 1)
+	if (!is_target(key->pid, key->tid))
 		return false;
 	count(PROF_SEEN);
 	bpf_get_current_comm(key->comm, sizeof(key->comm));
 	return true;
 }
 
+/* A zeroed key from the per-CPU scratch. */
+static __always_inline struct sample_key *new_key(__u32 slot)
+{
+	struct sample_key *key = bpf_map_lookup_elem(&key_scratch, &slot);
+
+	if (key)
+		__builtin_memset(key, 0, sizeof(*key));
+	return key;
+}
+
 SEC("perf_event")
 int sample_fp(struct bpf_perf_event_data *ctx)
 {
-	struct sample_key key = {};
+	struct sample_key *key = new_key(SLOT_NMI);
 
-	if (!wanted(&key))
+	if (!key || !wanted(key))
 		return 0;
 	if (active)
-		return record(ctx, &stacks1, &counts1, &key);
-	return record(ctx, &stacks0, &counts0, &key);
+		return record(ctx, &stacks1, &counts1, key);
+	return record(ctx, &stacks0, &counts0, key);
 }
 
 SEC("perf_event")
 int sample_dwarf(struct bpf_perf_event_data *ctx)
 {
-	struct sample_key key = {};
+	struct sample_key *key = new_key(SLOT_NMI);
 
-	if (!wanted(&key))
+	if (!key || !wanted(key))
 		return 0;
-	return send_raw(ctx, &key);
+	return send_raw(ctx, ctx, key, 0, true, SLOT_NMI);
+}
+
+/* --- off-CPU ----------------------------------------------------------- */
+
+#define TASK_INTERRUPTIBLE 0x1
+#define TASK_UNINTERRUPTIBLE 0x2
+
+/* Kernels before 5.14 name the field state. */
+struct task_struct___pre514 {
+	long state;
+} __attribute__((preserve_access_index));
+
+static __always_inline unsigned int task_state(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->__state))
+		return BPF_CORE_READ(t, __state);
+	return BPF_CORE_READ((struct task_struct___pre514 *)t, state);
+}
+
+/* The bits of block_states a switched-out thread's state is in: a thread
+ * switched out while runnable (preempted) is in none. */
+static __always_inline __u32 blocked_in(unsigned int state)
+{
+	return (state & TASK_INTERRUPTIBLE ? 1 : 0) | (state & TASK_UNINTERRUPTIBLE ? 2 : 0);
+}
+
+/* The wakers of a block that ended, from the thread's chain if it was
+ * woken during the block. */
+static __always_inline void add_wakers(struct task_struct *task, struct sample_key *key,
+				       __u64 start)
+{
+	struct wake_chain *c = bpf_task_storage_get(&wake_chains, task, 0, 0);
+	__u32 n;
+
+	if (!c || c->time < start)
+		return;
+	n = c->n < wakeup_depth ? c->n : wakeup_depth;
+	if (n > PROF_MAX_WAKERS)
+		n = PROF_MAX_WAKERS;
+	for (__u32 i = 0; i < PROF_MAX_WAKERS; i++)
+		if (i < n)
+			key->wakers[i] = c->wakers[i];
+	key->nwakers = n;
+	if (c->cut || c->n > n)
+		count(PROF_WAKE_CUT);
+}
+
+/* Sends a pending block (dwarf) from its thread's context, with the user
+ * stack bytes if the thread is still where it blocked (same user stack
+ * pointer and instruction: the same system call), else without them. */
+static __always_inline void send_pending(void *ctx, struct block *b)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	bool same = BPF_CORE_READ(regs, sp) == b->sp && BPF_CORE_READ(regs, ip) == b->ip;
+
+	b->pending = 0;
+	if (!same)
+		count(PROF_LOST_BLOCK_USTACK);
+	send_raw(ctx, NULL, &b->key, b->weight, same, SLOT_TP);
+}
+
+/* Ends next's block: counted if it lasted as long as asked. */
+static __always_inline void end_block(struct task_struct *next, __u64 now)
+{
+	struct block *b = bpf_task_storage_get(&blocks, next, 0, 0);
+	struct sample_key *key;
+	__u64 weight;
+
+	if (!b || !b->start)
+		return;
+	weight = now - b->start;
+	if (weight < min_block_ns) {
+		b->start = 0;
+		count(PROF_SHORT_BLOCKS);
+		return;
+	}
+	if (max_block_ns && weight > max_block_ns) {
+		b->start = 0;
+		count(PROF_LONG_BLOCKS);
+		return;
+	}
+	key = offcpu_dwarf ? &b->key : new_key(SLOT_TP);
+	if (!key)
+		return;
+	__builtin_memset(key, 0, sizeof(*key));
+	key->pid = BPF_CORE_READ(next, tgid);
+	key->tid = BPF_CORE_READ(next, pid);
+	BPF_CORE_READ_STR_INTO(&key->comm, next, comm);
+	key->kind = PROF_OFF_CPU;
+	key->kstack = b->kstack;
+	key->ustack = b->ustack;
+	if (wakeup_depth)
+		add_wakers(next, key, b->start);
+	b->start = 0;
+	count(PROF_SEEN);
+	if (offcpu_dwarf) {
+		b->weight = weight;
+		b->pending = 1;
+		return;
+	}
+	count_key(active ? (void *)&counts1 : (void *)&counts0, key, weight);
+}
+
+/* Starts prev's block, in prev's context. */
+static __always_inline void start_block(void *ctx, struct task_struct *prev, __u64 now)
+{
+	struct block *b = bpf_task_storage_get(&blocks, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (!b) {
+		count(PROF_LOST_SWITCH);
+		return;
+	}
+	if (b->pending)
+		send_pending(ctx, b);
+	b->kstack = kernel_stacks ? store_stack(ctx, &held_stacks, true, PROF_LOST_KSTACK, SLOT_TP)
+				  : 0;
+	b->ustack = 0;
+	if (user_stacks && !offcpu_dwarf) {
+		b->ustack = store_stack(ctx, &held_stacks, false, PROF_LOST_USTACK, SLOT_TP);
+	} else if (user_stacks) {
+		struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(prev);
+		b->sp = BPF_CORE_READ(regs, sp);
+		b->ip = BPF_CORE_READ(regs, ip);
+	}
+	b->start = now;
+}
+
+/* Runs in prev's context, before the switch.  A thread switched out while
+ * runnable (preempted, yielding) is not blocked. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u64 now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
+	struct block *b;
+
+	end_block(next, now);
+	if (!preempt && (blocked_in(task_state(prev)) & block_states) &&
+	    is_target(id >> 32, (__u32)id)) {
+		start_block(ctx, prev, now);
+		return 0;
+	}
+	b = bpf_task_storage_get(&blocks, prev, 0, 0);
+	if (b && b->pending)
+		send_pending(ctx, b);
+	return 0;
+}
+
+/* --unwind=dwarf: the system call a thread blocked in returns; its user
+ * stack is still the one it blocked with. */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(offcpu_syscall_exit, struct pt_regs *regs, long ret)
+{
+	struct block *b = bpf_task_storage_get(&blocks, bpf_get_current_task_btf(), 0, 0);
+
+	if (b && b->pending)
+		send_pending(ctx, b);
+	return 0;
+}
+
+/* Runs in the waker's context.  The chain it leaves on the wakee: the
+ * waker with its stacks now, then the waker's own chain, shifted by one. */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(offcpu_waking, struct task_struct *p)
+{
+	struct task_struct *me = bpf_get_current_task_btf();
+	struct wake_chain *c, *mine;
+	struct block *b;
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 zero = 0;
+
+	/* A chain deeper than one names the wakers of wakers, which need
+	 * not be targets: every wakee's chain is kept then. */
+	if (wakeup_depth <= 1) {
+		b = bpf_task_storage_get(&blocks, p, 0, 0);
+		if (!b || !b->start)
+			return 0;
+	}
+	c = bpf_map_lookup_elem(&chain_scratch, &zero);
+	if (!c)
+		return 0;
+	c->time = bpf_ktime_get_ns();
+	c->cut = 0;
+	c->wakers[0].pid = id >> 32;
+	c->wakers[0].tid = (__u32)id;
+	bpf_get_current_comm(c->wakers[0].comm, sizeof(c->wakers[0].comm));
+	c->wakers[0].kstack = kernel_stacks ? store_stack(ctx, &held_stacks, true, PROF_LOST_WSTACK, SLOT_TP) : 0;
+	c->wakers[0].ustack = user_stacks ? store_stack(ctx, &held_stacks, false, PROF_LOST_WSTACK, SLOT_TP) : 0;
+	c->n = 1;
+	mine = wakeup_depth > 1 ? bpf_task_storage_get(&wake_chains, me, 0, 0) : NULL;
+	if (mine) {
+		for (__u32 i = 0; i + 1 < PROF_MAX_WAKERS; i++) {
+			if (i >= mine->n || i + 1 >= wakeup_depth)
+				break;
+			c->wakers[i + 1] = mine->wakers[i];
+			c->n = i + 2;
+		}
+		c->cut = mine->cut || mine->n + 1 > c->n;
+	}
+	mine = bpf_task_storage_get(&wake_chains, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (mine)
+		__builtin_memcpy(mine, c, sizeof(*c));
+	return 0;
 }
 
 /* With -- COMMAND, children of sampled processes are sampled too: added to

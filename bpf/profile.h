@@ -16,12 +16,40 @@
  * the drain knows which stacks need kernel symbols. */
 #define PROF_KERNEL_STACK (1ull << 63)
 
+/* Most wakers an off-CPU sample names (--wakeup-depth). */
+#define PROF_MAX_WAKERS 4
+
+/* A thread that woke another, with its stacks when it did (their hashes,
+ * in the wake_stacks map). */
+struct waker {
+	__u32 pid;
+	__u32 tid;
+	__u64 kstack;
+	__u64 ustack;
+	char comm[PROF_COMM_LEN];
+};
+
+enum prof_kind {
+	PROF_ON_CPU = 0,  /* a sample of the clock */
+	PROF_OFF_CPU = 1, /* a block: weighted by the nanoseconds switched out */
+};
+
 struct sample_key {
 	__u32 pid;
 	__u32 tid;
 	__u64 kstack; /* hash of the kernel stack, 0 if none */
 	__u64 ustack; /* hash of the user stack, 0 if none */
 	char comm[PROF_COMM_LEN];
+	__u32 kind;    /* enum prof_kind */
+	__u32 nwakers; /* off-CPU with --wakeups: wakers, nearest first */
+	struct waker wakers[PROF_MAX_WAKERS];
+};
+
+/* What the count maps hold per key: samples or blocks, and for blocks the
+ * nanoseconds they lasted. */
+struct sample_value {
+	__u64 count;
+	__u64 weight;
 };
 
 struct stack_trace {
@@ -35,6 +63,12 @@ enum prof_counter {
 	PROF_LOST_USTACK,  /* user stack not stored: stack map full */
 	PROF_LOST_COUNT,   /* sample dropped: count map full */
 	PROF_LOST_RING,	   /* --unwind=dwarf sample dropped: ring buffer full */
+	PROF_LOST_SWITCH,  /* a block not timed: no task storage for its start */
+	PROF_WAKE_CUT,	   /* blocks whose chain of wakers went deeper than kept */
+	PROF_LOST_WSTACK,  /* a waker's stack not stored: its map full */
+	PROF_SHORT_BLOCKS, /* blocks not counted: shorter than --min-block */
+	PROF_LONG_BLOCKS,  /* blocks not counted: longer than --max-block */
+	PROF_LOST_BLOCK_USTACK, /* dwarf: a block's user stack gone before it was copied */
 	PROF_NR_COUNTERS,
 };
 
@@ -64,6 +98,9 @@ enum prof_counter {
 
 /* Set when regs hold user registers (not for kernel threads). */
 #define PROF_RAW_USER 1
+/* Set when the kernel stack was taken earlier: kstack[0] is its key in
+ * held_stacks, and kstack_nr is 0. */
+#define PROF_RAW_KSTACK_HELD 2
 
 struct raw_sample {
 	__u32 pid;
@@ -72,7 +109,11 @@ struct raw_sample {
 	__u32 flags;
 	__u32 kstack_nr;  /* frames in kstack */
 	__u32 stack_len;  /* bytes in stack: user memory from regs[PROF_UREG_SP] up */
+	__u32 kind;	  /* enum prof_kind */
+	__u64 weight;	  /* off-CPU: nanoseconds switched out */
+	__u32 nwakers;
 	__u32 reserved;
+	struct waker wakers[PROF_MAX_WAKERS];
 	__u64 regs[PROF_NR_UREGS];
 	__u64 kstack[PROF_MAX_STACK];
 	/* Only stack_len bytes of it are sent; the page of slack lets the

@@ -21,6 +21,8 @@ static const char *const loss_names[CAP_LOSS_MAX] = {
 	[CAP_LOSS_TRUNC_ERROR] = "truncated-unwind-error",
 	[CAP_LOSS_WAKE_CHAIN] = "wakeup-chain-cut",
 	[CAP_LOSS_SWITCH] = "switch-untimed",
+	[CAP_LOSS_WAKER_STACK] = "waker-stack",
+	[CAP_LOSS_BLOCK_USTACK] = "block-user-stack",
 };
 
 const char *cap_loss_name(uint32_t cause)

@@ -85,3 +85,20 @@ struct ksym *kallsyms_find(struct kallsyms *ks, uint64_t addr)
 	struct ksym *s = &ks->syms[lo - 1];
 	return addr < s->end ? s : NULL;
 }
+
+uint32_t kallsyms_tracing_frames(struct kallsyms *ks, const uint64_t *ips, uint32_t nr)
+{
+	static const char *const dispatch[] = { "bpf_trace_run", "__bpf_trace_", "__traceiter_" };
+	uint32_t i;
+
+	for (i = 0; i < nr; i++) {
+		const struct ksym *k = kallsyms_find(ks, ips[i]);
+		bool tracing = k && strcmp(k->module, "bpf") == 0;
+
+		for (size_t d = 0; k && !tracing && d < sizeof(dispatch) / sizeof(dispatch[0]); d++)
+			tracing = strncmp(k->name, dispatch[d], strlen(dispatch[d])) == 0;
+		if (!tracing)
+			break;
+	}
+	return i;
+}

@@ -29,4 +29,9 @@ void kallsyms_free(struct kallsyms *ks);
 /* The symbol containing addr, or NULL. */
 struct ksym *kallsyms_find(struct kallsyms *ks, uint64_t addr);
 
+/* How many of a kernel stack's first frames are the tracing machinery
+ * that ran the BPF program taking it (the program itself, the tracepoint's
+ * dispatch), rather than the kernel's own work. */
+uint32_t kallsyms_tracing_frames(struct kallsyms *ks, const uint64_t *ips, uint32_t nr);
+
 #endif

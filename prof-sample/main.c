@@ -49,6 +49,22 @@ static void require_btf(void)
 				 "it needs CONFIG_DEBUG_INFO_BTF=y");
 }
 
+/* Off-CPU time is taken by the scheduler's programs, whichever source
+ * hands the blocks over. */
+static void configure_off_cpu(struct profile_bpf *skel, const struct options *o)
+{
+	bpf_program__set_autoload(skel->progs.offcpu_switch, o->off_cpu);
+	bpf_program__set_autoload(skel->progs.offcpu_syscall_exit, o->off_cpu && o->dwarf);
+	bpf_program__set_autoload(skel->progs.offcpu_waking, o->off_cpu && o->wakeup_depth);
+	skel->rodata->offcpu_dwarf = o->dwarf;
+	skel->rodata->min_block_ns = o->min_block_ns;
+	skel->rodata->max_block_ns = o->max_block_ns;
+	skel->rodata->block_states = o->states;
+	skel->rodata->wakeup_depth = o->wakeup_depth;
+	if (!o->off_cpu)
+		bpf_map__set_max_entries(skel->maps.held_stacks, o->off_cpu ? 16384 : 1);
+}
+
 /* What the options ask of the BPF program, before it is loaded. */
 static void configure(struct profile_bpf *skel, const struct options *o,
 		      const struct source_ops *src, bool follow)
@@ -63,6 +79,7 @@ static void configure(struct profile_bpf *skel, const struct options *o,
 	skel->rodata->stack_copy_size = o->stack_size;
 	bpf_program__set_autoload(skel->progs.follow_fork, follow);
 	bpf_program__set_autoload(skel->progs.forget_exit, skel->rodata->filter_pids);
+	configure_off_cpu(skel, o);
 	src->configure(skel, o);
 }
 
@@ -128,10 +145,15 @@ int main(int argc, char **argv)
 	opened = true;
 	if (!session_open(&session, skel, src, &opt, out))
 		goto cleanup;
-	err = perf_events_attach(&events, src->program(skel),
-				 &(struct sample_clock){ opt.freq, opt.period, opt.user, opt.kernel,
-							 opt.targets.cpus, opt.targets.ncpus });
-	if (err || !session_begin(&session, events.nattached))
+	/* Off-CPU time alone needs no clock. */
+	err = src->program(skel) ? perf_events_attach(&events, src->program(skel),
+						      &(struct sample_clock){
+							      opt.freq, opt.period, opt.user,
+							      opt.kernel, opt.targets.cpus,
+							      opt.targets.ncpus })
+				 : 0;
+	if (err || !session_begin(&session, src->program(skel) ? events.nattached
+								: libbpf_num_possible_cpus()))
 		goto cleanup;
 	if (opt.command)
 		command_start(&cmd);

@@ -6,14 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture.h"
 #include "diag.h"
 #include "profile.h"
 #include "unwind.h"
 
 static const char usage[] =
 	"Usage: prof-sample [OPTION]... [-- COMMAND [ARG]...] > CAPTURE\n"
-	"Sample on-CPU stacks with eBPF and write a raw capture (see\n"
-	"prof-symbolize(1)): of the whole system, or of the given targets.\n"
+	"Sample on-CPU stacks (or time off-CPU) with eBPF and write a raw capture\n"
+	"(see prof-symbolize(1)): of the whole system, or of the given targets.\n"
 	"\n"
 	"Targets (combined, they must all match):\n"
 	"  -p, --pid PID[,PID]...   these processes, all their threads; repeatable\n"
@@ -43,6 +44,23 @@ static const char usage[] =
 	"                           --stack-size (dwarf,16384 or fp)\n"
 	"  -g                       accepted for perf's users: stacks are always\n"
 	"                           recorded\n"
+	"\n"
+	"Off-CPU time:\n"
+	"      --off-cpu            record the time threads spend blocked instead of\n"
+	"                           on-CPU samples: each block from switch-out to\n"
+	"                           switch-in, with the stacks it blocked in\n"
+	"      --wall               both: on-CPU samples and off-CPU time\n"
+	"      --state STATES       the blocks counted: S (sleeping), D\n"
+	"                           (uninterruptible) or SD (the default); time\n"
+	"                           preempted is never off-CPU\n"
+	"      --min-block TIME     ignore blocks shorter than TIME (default 1us;\n"
+	"                           units ns, us, ms, s)\n"
+	"      --max-block TIME     ignore blocks longer than TIME (default: none)\n"
+	"      --wakeups            name the thread that woke each block, with its\n"
+	"                           stacks when it did\n"
+	"      --wakeup-depth N     and the thread that had woken that one, and so\n"
+	"                           on, N wakers deep (1 to 4; default 1; implies\n"
+	"                           --wakeups)\n"
 	"\n"
 	"Capture:\n"
 	"  -o, --output FILE        write to FILE instead of stdout\n"
@@ -95,6 +113,34 @@ static uint64_t parse_size(const char *arg, const char *what)
 	return (uint64_t)v << shift;
 }
 
+/* A duration with a unit: 500us, 2ms, 1s, 100ns. */
+static uint64_t parse_time(const char *arg, const char *what)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
+	char *end;
+	double v = strtod(arg, &end);
+
+	for (size_t i = 0; end != arg && i < sizeof(units) / sizeof(units[0]); i++)
+		if (strcmp(end, units[i].unit) == 0 && isfinite(v) && v >= 0 &&
+		    v * units[i].ns < 1e18)
+			return (uint64_t)(v * units[i].ns + 0.5);
+	errx(EXIT_USAGE, "invalid %s: '%s' (a time with a unit: ns, us, ms or s)", what, arg);
+}
+
+static uint32_t parse_states(const char *arg)
+{
+	if (strcmp(arg, "S") == 0)
+		return CAP_STATE_SLEEPING;
+	if (strcmp(arg, "D") == 0)
+		return CAP_STATE_UNINTERRUPTIBLE;
+	if (strcmp(arg, "SD") == 0 || strcmp(arg, "DS") == 0)
+		return CAP_STATE_SLEEPING | CAP_STATE_UNINTERRUPTIBLE;
+	errx(EXIT_USAGE, "invalid state list: '%s' (S, D or SD)", arg);
+}
+
 static uint64_t parse_count(const char *arg, const char *what, uint64_t min, uint64_t max)
 {
 	char *end;
@@ -122,6 +168,13 @@ void parse_options(int argc, char **argv, struct options *o)
 		OPT_BUILD_ID_DIR,
 		OPT_BUILD_ID_SIZE,
 		OPT_CALL_GRAPH,
+		OPT_OFF_CPU,
+		OPT_WALL,
+		OPT_STATE,
+		OPT_MIN_BLOCK,
+		OPT_MAX_BLOCK,
+		OPT_WAKEUPS,
+		OPT_WAKEUP_DEPTH,
 	};
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
@@ -146,6 +199,13 @@ void parse_options(int argc, char **argv, struct options *o)
 		{ "no-build-id-cache", no_argument, NULL, 'N' },
 		{ "build-id-dir", required_argument, NULL, OPT_BUILD_ID_DIR },
 		{ "build-id-cache-size", required_argument, NULL, OPT_BUILD_ID_SIZE },
+		{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
+		{ "wall", no_argument, NULL, OPT_WALL },
+		{ "state", required_argument, NULL, OPT_STATE },
+		{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
+		{ "max-block", required_argument, NULL, OPT_MAX_BLOCK },
+		{ "wakeups", no_argument, NULL, OPT_WAKEUPS },
+		{ "wakeup-depth", required_argument, NULL, OPT_WAKEUP_DEPTH },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -157,8 +217,11 @@ void parse_options(int argc, char **argv, struct options *o)
 	*o = (struct options){ .freq = 99, .interval = 1.0, .user = true, .kernel = true,
 			       .dwarf = UNWIND_SUPPORTED, .stack_entries = 16384, .count_entries = 16384,
 			       .stack_size = PROF_DEFAULT_STACK_COPY, .build_id_cache = true,
-			       .build_id_cache_size = 2ull << 30 };
+			       .build_id_cache_size = 2ull << 30, .on_cpu = true,
+			       .min_block_ns = 1000,
+			       .states = CAP_STATE_SLEEPING | CAP_STATE_UNINTERRUPTIBLE };
 	bool stack_size_set = false, storage_set = false, dwarf_asked = false;
+	bool block_options = false, wall = false;
 	/* "+": stop at the first non-option, so COMMAND's own options are
 	 * left alone even without "--". */
 	while ((c = getopt_long(argc, argv, "+p:t:C:F:c:d:o:agNqvhV", longopts, NULL)) != -1) {
@@ -255,6 +318,35 @@ void parse_options(int argc, char **argv, struct options *o)
 		case OPT_BUILD_ID_SIZE:
 			o->build_id_cache_size = parse_size(optarg, "build-id cache size");
 			break;
+		case OPT_OFF_CPU:
+			o->on_cpu = false;
+			o->off_cpu = true;
+			break;
+		case OPT_WALL:
+			wall = o->on_cpu = o->off_cpu = true;
+			break;
+		case OPT_STATE:
+			o->states = parse_states(optarg);
+			block_options = true;
+			break;
+		case OPT_MIN_BLOCK:
+			o->min_block_ns = parse_time(optarg, "minimum block time");
+			block_options = true;
+			break;
+		case OPT_MAX_BLOCK:
+			o->max_block_ns = parse_time(optarg, "maximum block time");
+			block_options = true;
+			break;
+		case OPT_WAKEUPS:
+			if (!o->wakeup_depth)
+				o->wakeup_depth = 1;
+			block_options = true;
+			break;
+		case OPT_WAKEUP_DEPTH:
+			o->wakeup_depth = (uint32_t)parse_count(optarg, "wakeup depth", 1,
+								PROF_MAX_WAKERS);
+			block_options = true;
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -271,6 +363,18 @@ void parse_options(int argc, char **argv, struct options *o)
 	}
 	if (!o->user && !o->kernel)
 		errx(EXIT_USAGE, "--kernel-only and --user-only exclude each other");
+	if (wall && !o->on_cpu)
+		errx(EXIT_USAGE, "--off-cpu and --wall exclude each other");
+	if (block_options && !o->off_cpu)
+		errx(EXIT_USAGE, "--state, --min-block, --max-block and --wakeups need "
+				 "--off-cpu or --wall");
+	if (o->max_block_ns && o->max_block_ns < o->min_block_ns)
+		errx(EXIT_USAGE, "--max-block is below --min-block");
+	/* Blocks are timed at every switch of every CPU: a CPU list would
+	 * have to be checked at both ends of each, for time no one asked. */
+	if (o->off_cpu && o->targets.ncpus)
+		errx(EXIT_USAGE, "-C applies to on-CPU sampling only: off-CPU time is "
+				 "a thread's, not a CPU's");
 	if (dwarf_asked && !UNWIND_SUPPORTED)
 		errx(EXIT_USAGE, "--unwind=dwarf is implemented for x86-64 only: "
 				 "use --unwind=fp on this machine");

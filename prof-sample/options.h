@@ -27,6 +27,11 @@ struct options {
 	struct targets targets;
 	char **command; /* after "--", or NULL */
 	bool all;	/* -a: every process, even with a command */
+	/* What is recorded: on-CPU samples, off-CPU time, or both (--wall). */
+	bool on_cpu, off_cpu;
+	uint64_t min_block_ns, max_block_ns; /* 0: no maximum */
+	uint32_t states;		     /* CAP_STATE_* */
+	uint32_t wakeup_depth;		     /* 0 without --wakeups */
 };
 
 /* Parses argv; exits 0 for --help/--version, EXIT_USAGE on errors. */

@@ -119,6 +119,11 @@ uint32_t recorder_stack(struct recorder *r, uint64_t key, const uint64_t *ips, u
 	return (uint32_t)e->val.u;
 }
 
+struct kallsyms *recorder_kallsyms(struct recorder *r)
+{
+	return r->ksyms;
+}
+
 uint32_t recorder_stack_id(const struct recorder *r, uint64_t key)
 {
 	struct htab_entry *e = key ? htab_find(r->stacks, &key, sizeof(key)) : NULL;
@@ -150,39 +155,60 @@ bool recorder_process(struct recorder *r, uint32_t pid, const char *comm)
 
 /* A COMM record when a thread is first seen and whenever its name changes
  * (exec, prctl): the name is the one the thread had at each sample. */
-static void note_thread(struct recorder *r, const struct sample_key *k)
+static void note_thread(struct recorder *r, uint32_t pid, uint32_t tid, const char *name)
 {
 	bool created;
-	struct htab_entry *e = htab_upsert(r->threads, &k->tid, sizeof(k->tid), &created);
+	struct htab_entry *e = htab_upsert(r->threads, &tid, sizeof(tid), &created);
 	char comm[PROF_COMM_LEN + 1] = { 0 };
 
-	memcpy(comm, k->comm, PROF_COMM_LEN);
+	memcpy(comm, name, PROF_COMM_LEN);
 	if (created)
 		e->val.p = xcalloc(1, sizeof(comm));
 	else if (strcmp(e->val.p, comm) == 0)
 		return;
 	memcpy(e->val.p, comm, sizeof(comm));
-	capw_comm(&r->w, k->pid, k->tid, comm);
+	capw_comm(&r->w, pid, tid, comm);
 }
 
-void recorder_sample(struct recorder *r, const struct sample_key *k, uint32_t kstack,
-		     uint32_t ustack, uint64_t count, uint64_t time_ns)
+/* What a thread's frames need: its name, and for user frames its
+ * process's mappings and perf-map symbols. */
+static void note_frames_of(struct recorder *r, uint32_t pid, uint32_t tid, const char *comm,
+			   bool user)
 {
-	/* Only user frames need the mappings. */
-	if (k->ustack) {
-		recorder_process(r, k->pid, k->comm);
-		processes_perf_map(r->procs, k->pid);
+	if (user) {
+		recorder_process(r, pid, comm);
+		processes_perf_map(r->procs, pid);
 	}
-	note_thread(r, k);
-	capw_sample(&r->w, &(struct cap_sample){
-				   .pid = k->pid,
-				   .tid = k->tid,
-				   .kstack = kstack,
-				   .ustack = ustack,
-				   .count = count,
-				   .time_ns = time_ns,
-			   });
-	r->stats.samples += count;
+	note_thread(r, pid, tid, comm);
+}
+
+void recorder_sample(struct recorder *r, const struct taken_sample *s)
+{
+	const struct sample_key *k = s->key;
+	struct cap_sample out = {
+		.pid = k->pid,
+		.tid = k->tid,
+		.kstack = s->kstack,
+		.ustack = s->ustack,
+		.count = s->count,
+		.time_ns = s->time_ns,
+		.kind = k->kind == PROF_OFF_CPU ? CAP_OFF_CPU : CAP_ON_CPU,
+		.weight = s->weight,
+		.nwakers = k->nwakers < PROF_MAX_WAKERS ? k->nwakers : PROF_MAX_WAKERS,
+	};
+
+	note_frames_of(r, k->pid, k->tid, k->comm, k->ustack);
+	for (uint32_t i = 0; i < out.nwakers; i++) {
+		const struct waker *w = &k->wakers[i];
+		note_frames_of(r, w->pid, w->tid, w->comm, s->waker_ustack[i]);
+		out.waker[i] = (struct cap_waker){ w->pid, w->tid, s->waker_kstack[i],
+						   s->waker_ustack[i] };
+	}
+	capw_sample(&r->w, &out);
+	r->stats.samples += s->count;
+	if (out.kind == CAP_OFF_CPU)
+		r->stats.blocks += s->count;
+	r->stats.weight += s->weight;
 }
 
 void recorder_rawstack(struct recorder *r, const struct cap_rawstack *raw, const uint64_t *regs)
@@ -209,9 +235,11 @@ void recorder_end(struct recorder *r, uint64_t duration_ns)
 				.samples = st->samples,
 				/* Samples lost whole, as opposed to stacks lost
 				 * or cut short. */
-				.lost = st->lost[CAP_LOSS_COUNT_MAP] + st->lost[CAP_LOSS_RING],
+				.lost = st->lost[CAP_LOSS_COUNT_MAP] + st->lost[CAP_LOSS_RING] +
+					st->lost[CAP_LOSS_SWITCH],
 				.stacks = st->stacks,
 				.taken = st->taken,
+				.weight = st->weight,
 			});
 }
 

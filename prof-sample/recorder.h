@@ -16,13 +16,15 @@
 #include "capture.h"
 #include "kallsyms.h"
 #include "processes.h"
+#include "profile.h"
 
 struct recorder;
-struct sample_key;
 
 struct recorder_stats {
-	uint64_t taken;	  /* samples the BPF program took */
-	uint64_t samples; /* samples written */
+	uint64_t taken;	  /* samples (and blocks) the BPF program took */
+	uint64_t samples; /* samples (and blocks) written */
+	uint64_t blocks;  /* off-CPU blocks written */
+	uint64_t weight;  /* their nanoseconds */
 	uint64_t lost[CAP_LOSS_MAX];
 	uint32_t stacks; /* distinct stacks written */
 };
@@ -45,6 +47,9 @@ void recorder_info(struct recorder *r, const struct cap_info *info);
  * time. */
 uint32_t recorder_stack(struct recorder *r, uint64_t key, const uint64_t *ips, uint32_t nr);
 
+/* The kernel's symbols, or NULL. */
+struct kallsyms *recorder_kallsyms(struct recorder *r);
+
 /* The capture id of a stack already written, or 0. */
 uint32_t recorder_stack_id(const struct recorder *r, uint64_t key);
 
@@ -52,11 +57,20 @@ uint32_t recorder_stack_id(const struct recorder *r, uint64_t key);
  * false (counted as a loss) if none could be known. */
 bool recorder_process(struct recorder *r, uint32_t pid, const char *comm);
 
-/* Writes count samples of key at time_ns, whose stacks have the capture
- * ids kstack and ustack (0: none), with what they need first: the thread's
- * name, the process's mappings and new perf-map symbols. */
-void recorder_sample(struct recorder *r, const struct sample_key *key, uint32_t kstack,
-		     uint32_t ustack, uint64_t count, uint64_t time_ns);
+/* Samples (or blocks) of one key as a source hands them over: with the
+ * capture ids of the stacks the key names by hash (0: none). */
+struct taken_sample {
+	const struct sample_key *key;
+	uint32_t kstack, ustack;
+	uint32_t waker_kstack[PROF_MAX_WAKERS], waker_ustack[PROF_MAX_WAKERS];
+	uint64_t count;	 /* samples or blocks */
+	uint64_t weight; /* off-CPU: their nanoseconds */
+	uint64_t time_ns;
+};
+
+/* Writes a SAMPLE with what it needs first: the names of its thread and
+ * wakers, their processes' mappings and new perf-map symbols. */
+void recorder_sample(struct recorder *r, const struct taken_sample *s);
 
 /* The stack bytes and registers a sample was unwound from
  * (--keep-stack-bytes). */

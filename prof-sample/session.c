@@ -16,7 +16,7 @@
 #include "profile.skel.h"
 #include "recorder.h"
 
-_Static_assert(PROF_NR_COUNTERS <= 8, "session.counters is too small");
+_Static_assert(PROF_NR_COUNTERS <= 16, "session.counters is too small");
 
 /* Storing in the build-id cache goes this long at a time between reads of
  * the rings: a host's libraries at the start of a capture take a second. */
@@ -122,10 +122,16 @@ static void write_info(struct session *s, int ncpus)
 				      .freq = o->freq,
 				      .period = o->period,
 				      .ncpus = (uint32_t)ncpus,
-				      .event = cap_cstr("cpu-clock"),
+				      .event = cap_cstr(!o->off_cpu ? "cpu-clock"
+							: o->on_cpu   ? "cpu-clock+offcpu-time"
+								      : "offcpu-time"),
 				      .hostname = cap_cstr(u.nodename),
 				      .release = cap_cstr(u.release),
 				      .boot_id = cap_cstr(boot_id),
+				      .min_block_ns = o->off_cpu ? o->min_block_ns : 0,
+				      .max_block_ns = o->off_cpu ? o->max_block_ns : 0,
+				      .states = o->off_cpu ? o->states : 0,
+				      .wakeup_depth = o->off_cpu ? o->wakeup_depth : 0,
 			      });
 }
 
@@ -177,6 +183,10 @@ static void record_losses(struct session *s)
 		{ PROF_LOST_USTACK, CAP_LOSS_USTACK },
 		{ PROF_LOST_COUNT, CAP_LOSS_COUNT_MAP },
 		{ PROF_LOST_RING, CAP_LOSS_RING },
+		{ PROF_LOST_SWITCH, CAP_LOSS_SWITCH },
+		{ PROF_WAKE_CUT, CAP_LOSS_WAKE_CHAIN },
+		{ PROF_LOST_WSTACK, CAP_LOSS_WAKER_STACK },
+		{ PROF_LOST_BLOCK_USTACK, CAP_LOSS_BLOCK_USTACK },
 	};
 	volatile __u64 *c = s->skel->bss->counters;
 

@@ -38,7 +38,7 @@ struct session {
 	struct processes procs;
 	struct sideband sb;
 	uint64_t start_ns, next_drain_ns, deadline_ns;
-	uint64_t counters[8]; /* the BPF program's counters already recorded */
+	uint64_t counters[16]; /* the BPF program's counters already recorded */
 	uint64_t sideband_reported;
 };
 

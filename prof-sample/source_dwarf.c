@@ -20,6 +20,7 @@
 #include "profile.h"
 #include "profile.skel.h"
 #include "recorder.h"
+#include "held_stacks.h"
 #include "unwind.h"
 
 /* What samples are aggregated by: the count map's key, plus the capture
@@ -37,7 +38,10 @@ struct dwarf_source {
 	struct source_env env;
 	struct ring_buffer *rb;
 	struct unwinder *unw;
-	struct htab *counts; /* struct agg_key -> count, since the last drain */
+	struct htab *counts; /* struct agg_key -> index in vals, since the last drain */
+	struct sample_value *vals;
+	size_t nvals, vals_cap;
+	int held_fd;
 	bool keep_stack_bytes;
 	uint64_t deadline;		  /* CLOCK_MONOTONIC end of this consume's budget */
 	bool out_of_time;
@@ -89,13 +93,30 @@ static void known_or_caught_up(struct dwarf_source *r, uint32_t pid)
 		r->env.catch_up(r->env.catch_up_ctx);
 }
 
+/* Counts one sample (or block of weight nanoseconds) of a. */
+static void add(struct dwarf_source *r, const struct agg_key *a, uint64_t weight)
+{
+	bool created;
+	struct htab_entry *e = htab_upsert(r->counts, a, sizeof(*a), &created);
+
+	if (created) {
+		if (r->nvals == r->vals_cap) {
+			r->vals_cap = r->vals_cap ? 2 * r->vals_cap : 256;
+			r->vals = xrealloc(r->vals, r->vals_cap * sizeof(*r->vals));
+		}
+		e->val.u = r->nvals;
+		r->vals[r->nvals++] = (struct sample_value){ 0, 0 };
+	}
+	r->vals[e->val.u].count++;
+	r->vals[e->val.u].weight += weight;
+}
+
 static int on_sample(void *ctx, void *data, size_t size)
 {
 	struct dwarf_source *r = ctx;
 	const struct raw_sample *rs = data;
 	struct agg_key a;
 	uint32_t stack_len, knr, unr = 0;
-	struct htab_entry *e;
 
 	if (size < PROF_RAW_HEADER)
 		return 0;
@@ -103,10 +124,16 @@ static int on_sample(void *ctx, void *data, size_t size)
 	a.key.pid = rs->pid;
 	a.key.tid = rs->tid;
 	memcpy(a.key.comm, rs->comm, sizeof(a.key.comm));
+	a.key.kind = rs->kind;
+	a.key.nwakers = rs->nwakers < PROF_MAX_WAKERS ? rs->nwakers : PROF_MAX_WAKERS;
+	memcpy(a.key.wakers, rs->wakers, a.key.nwakers * sizeof(a.key.wakers[0]));
 	stack_len = rs->stack_len <= size - PROF_RAW_HEADER ? rs->stack_len
 							   : (uint32_t)(size - PROF_RAW_HEADER);
 	knr = rs->kstack_nr < PROF_MAX_STACK ? rs->kstack_nr : PROF_MAX_STACK;
-	if (knr) {
+	if (rs->flags & PROF_RAW_KSTACK_HELD) {
+		a.key.kstack = rs->kstack[0];
+		a.kstack = held_stack_id(r->env.rec, r->held_fd, a.key.kstack, CAP_LOSS_KSTACK);
+	} else if (knr) {
 		a.key.kstack = prof_stack_key(rs->kstack, knr, 1);
 		a.kstack = recorder_stack(r->env.rec, a.key.kstack, (const uint64_t *)rs->kstack,
 					  knr);
@@ -142,8 +169,7 @@ static int on_sample(void *ctx, void *data, size_t size)
 					  },
 					  (const uint64_t *)rs->regs);
 	}
-	e = htab_upsert(r->counts, &a, sizeof(a), NULL);
-	e->val.u++;
+	add(r, &a, rs->weight);
 	/* libbpf reads on while samples keep coming: when they come faster
 	 * than they are unwound, stop (this sample is consumed) and let the
 	 * drains, mmap events and exits be handled.  The ring then fills and
@@ -161,7 +187,10 @@ static int on_sample(void *ctx, void *data, size_t size)
  * can wrap), which doubles what it adds to prof-sample's RSS. */
 static uint32_t ring_size(const struct options *o)
 {
-	double rate = o->freq ? o->freq : 1e9 / (double)o->period;
+	/* Blocks come at no set rate: room for 2000 a second per CPU, which
+	 * a busy server's threads reach, where they last over --min-block. */
+	double rate = (o->on_cpu ? (o->freq ? o->freq : 1e9 / (double)o->period) : 0) +
+		      (o->off_cpu ? 2000 : 0);
 	double per_cpu = rate * 0.128 > 32 ? rate * 0.128 : 32;
 	double want = libbpf_num_possible_cpus() * per_cpu * (PROF_RAW_HEADER + o->stack_size);
 	uint32_t size = 1u << 20;
@@ -174,18 +203,22 @@ static uint32_t ring_size(const struct options *o)
 static void dwarf_configure(struct profile_bpf *skel, const struct options *o)
 {
 	bpf_program__set_autoload(skel->progs.sample_fp, false);
+	bpf_program__set_autoload(skel->progs.sample_dwarf, o->on_cpu);
 	/* sample_fp's maps are not used: as small as a map can be. */
 	bpf_map__set_max_entries(skel->maps.stacks0, 1);
 	bpf_map__set_max_entries(skel->maps.stacks1, 1);
 	bpf_map__set_max_entries(skel->maps.counts0, 1);
 	bpf_map__set_max_entries(skel->maps.counts1, 1);
 	bpf_map__set_max_entries(skel->maps.raw_samples, ring_size(o));
-	bpf_map__set_max_entries(skel->maps.raw_scratch, libbpf_num_possible_cpus());
+	/* A slot per CPU for the clock's program, another for the
+	 * scheduler's. */
+	bpf_map__set_max_entries(skel->maps.raw_scratch, 2 * libbpf_num_possible_cpus());
+	skel->rodata->nr_cpus = libbpf_num_possible_cpus();
 }
 
 static struct bpf_program *dwarf_program(struct profile_bpf *skel)
 {
-	return skel->progs.sample_dwarf;
+	return bpf_program__autoload(skel->progs.sample_dwarf) ? skel->progs.sample_dwarf : NULL;
 }
 
 static void *dwarf_open(const struct source_env *env, const struct options *o)
@@ -201,6 +234,7 @@ static void *dwarf_open(const struct source_env *env, const struct options *o)
 	r->env = *env;
 	r->unw = unwinder_new(env->procs);
 	r->counts = htab_new();
+	r->held_fd = bpf_map__fd(env->skel->maps.held_stacks);
 	r->keep_stack_bytes = o->keep_stack_bytes;
 	return r;
 }
@@ -214,6 +248,7 @@ static void dwarf_close(void *state)
 	ring_buffer__free(r->rb);
 	unwinder_free(r->unw);
 	htab_free(r->counts);
+	free(r->vals);
 	free(r);
 }
 
@@ -257,10 +292,20 @@ static enum drain_result dwarf_drain(void *state, uint64_t time_ns, bool last)
 	for (size_t i = 0; i < htab_count(r->counts); i++) {
 		struct agg_key a;
 		memcpy(&a, e[i].key, sizeof(a));
-		recorder_sample(r->env.rec, &a.key, a.kstack, a.ustack, e[i].val.u, time_ns);
+		struct taken_sample t = {
+			.key = &a.key,
+			.kstack = a.kstack,
+			.ustack = a.ustack,
+			.count = r->vals[e[i].val.u].count,
+			.weight = r->vals[e[i].val.u].weight,
+			.time_ns = time_ns,
+		};
+		held_stacks_wakers(r->env.rec, r->held_fd, &t);
+		recorder_sample(r->env.rec, &t);
 	}
 	htab_free(r->counts);
 	r->counts = htab_new();
+	r->nvals = 0;
 	for (int c = 0; c < CAP_LOSS_MAX; c++) {
 		recorder_loss(r->env.rec, (enum cap_loss_cause)c, r->truncated[c]);
 		r->truncated[c] = 0;

@@ -1,7 +1,7 @@
 /*
  * --unwind=fp: the kernel walks both stacks by frame pointers and the BPF
- * program (sample_fp) counts samples per (thread, name, stacks) in one of
- * two map sets.  Each drain flips the set being filled, then reads and
+ * programs (sample_fp, and offcpu_resume for blocks) count samples per
+ * (thread, name, stacks) in one of two map sets.  Each drain flips the set being filled, then reads and
  * empties the other.
  */
 #include "source.h"
@@ -17,6 +17,7 @@
 #include "profile.h"
 #include "profile.skel.h"
 #include "recorder.h"
+#include "held_stacks.h"
 
 struct fp_source {
 	struct source_env env;
@@ -25,13 +26,15 @@ struct fp_source {
 	uint64_t *stack_keys;
 	struct stack_trace *stack_vals;
 	struct sample_key *count_keys;
-	uint64_t *count_vals;
+	struct sample_value *count_vals;
 	uint32_t max_stacks, max_counts;
+	int held_fd;
 };
 
 static void fp_configure(struct profile_bpf *skel, const struct options *o)
 {
 	bpf_program__set_autoload(skel->progs.sample_dwarf, false);
+	bpf_program__set_autoload(skel->progs.sample_fp, o->on_cpu);
 	bpf_map__set_max_entries(skel->maps.stacks0, o->stack_entries);
 	bpf_map__set_max_entries(skel->maps.stacks1, o->stack_entries);
 	bpf_map__set_max_entries(skel->maps.counts0, o->count_entries);
@@ -41,7 +44,7 @@ static void fp_configure(struct profile_bpf *skel, const struct options *o)
 
 static struct bpf_program *fp_program(struct profile_bpf *skel)
 {
-	return skel->progs.sample_fp;
+	return bpf_program__autoload(skel->progs.sample_fp) ? skel->progs.sample_fp : NULL;
 }
 
 static void *fp_open(const struct source_env *env, const struct options *o)
@@ -51,6 +54,7 @@ static void *fp_open(const struct source_env *env, const struct options *o)
 
 	(void)o;
 	s->env = *env;
+	s->held_fd = bpf_map__fd(skel->maps.held_stacks);
 	s->max_stacks = bpf_map__max_entries(skel->maps.stacks0);
 	s->max_counts = bpf_map__max_entries(skel->maps.counts0);
 	s->stack_keys = xcalloc(s->max_stacks, sizeof(*s->stack_keys));
@@ -137,8 +141,19 @@ static enum drain_result fp_drain(void *state, uint64_t time_ns, bool last)
 	}
 	for (long i = 0; i < ncounts; i++) {
 		const struct sample_key *k = &s->count_keys[i];
-		recorder_sample(rec, k, recorder_stack_id(rec, k->kstack),
-				recorder_stack_id(rec, k->ustack), s->count_vals[i], time_ns);
+		bool held = k->kind == PROF_OFF_CPU;
+		struct taken_sample t = {
+			.key = k,
+			.kstack = held ? held_stack_id(rec, s->held_fd, k->kstack, CAP_LOSS_KSTACK)
+				       : recorder_stack_id(rec, k->kstack),
+			.ustack = held ? held_stack_id(rec, s->held_fd, k->ustack, CAP_LOSS_USTACK)
+				       : recorder_stack_id(rec, k->ustack),
+			.count = s->count_vals[i].count,
+			.weight = s->count_vals[i].weight,
+			.time_ns = time_ns,
+		};
+		held_stacks_wakers(rec, s->held_fd, &t);
+		recorder_sample(rec, &t);
 	}
 	return DRAIN_COMPLETE;
 }

@@ -101,6 +101,7 @@ struct seen {
 	uint32_t comms;
 	char last_comm[32];
 	uint64_t samples;
+	struct cap_sample last_sample;
 	struct cap_end end;
 	uint64_t lost[CAP_LOSS_MAX];
 };
@@ -117,6 +118,7 @@ static void note(const struct cap_record *rec, void *ctx)
 		break;
 	case CAP_SAMPLE:
 		s->samples += rec->u.sample.count;
+		s->last_sample = rec->u.sample;
 		break;
 	case CAP_LOSS:
 		if (rec->u.loss.cause < CAP_LOSS_MAX)
@@ -126,6 +128,13 @@ static void note(const struct cap_record *rec, void *ctx)
 		s->end = rec->u.end;
 		break;
 	}
+}
+
+static void put(struct recorder *rec, const struct sample_key *k, uint32_t ustack, uint64_t count,
+		uint64_t time_ns)
+{
+	recorder_sample(rec, &(struct taken_sample){ .key = k, .ustack = ustack, .count = count,
+						     .time_ns = time_ns });
 }
 
 TEST(a_process_mappings_come_before_its_first_sample_and_a_name_when_it_changes)
@@ -138,10 +147,10 @@ TEST(a_process_mappings_come_before_its_first_sample_and_a_name_when_it_changes)
 	fixture_init(&f);
 	uint32_t u = recorder_stack(f.rec, 7, ips, 1);
 	struct sample_key k = key(pid, pid, "before", 7);
-	recorder_sample(f.rec, &k, 0, u, 3, 100);
-	recorder_sample(f.rec, &k, 0, u, 2, 200);
+	put(f.rec, &k, u, 3, 100);
+	put(f.rec, &k, u, 2, 200);
 	k = key(pid, pid, "after", 7);
-	recorder_sample(f.rec, &k, 0, u, 1, 300);
+	put(f.rec, &k, u, 1, 300);
 	recorder_taken(f.rec, 8);
 	recorder_loss(f.rec, CAP_LOSS_RING, 2);
 	recorder_loss(f.rec, CAP_LOSS_COUNT_MAP, 0);
@@ -161,6 +170,44 @@ TEST(a_process_mappings_come_before_its_first_sample_and_a_name_when_it_changes)
 	CHECK_INT(s.end.stacks, 1);
 	CHECK_INT(s.end.duration_ns, 1000);
 	CHECK_INT(f.counts[CAP_END], 1);
+	fixture_free(&f);
+}
+
+/* A block names its wakers, whose names come before it as its own thread's
+ * does; blocks count as samples in END, their time as its weight. */
+TEST(an_off_cpu_block_carries_its_weight_and_wakers)
+{
+	struct fixture f;
+	struct seen s = { 0 };
+	const uint64_t ips[] = { 0xffffffff81000000ull };
+
+	fixture_init(&f);
+	uint32_t kid = recorder_stack(f.rec, 5 | (1ull << 63), ips, 1);
+	struct sample_key k = key(0, 100, "reader", 0);
+	k.kind = PROF_OFF_CPU;
+	k.nwakers = 2;
+	k.wakers[0] = (struct waker){ .pid = 0, .tid = 101, .comm = "writer" };
+	k.wakers[1] = (struct waker){ .pid = 0, .tid = 102, .comm = "timer" };
+	recorder_sample(f.rec, &(struct taken_sample){ .key = &k, .kstack = kid, .count = 4,
+						       .weight = 4000000,
+						       .waker_kstack = { kid, 0 },
+						       .time_ns = 5 });
+	recorder_taken(f.rec, 4);
+	recorder_end(f.rec, 10);
+	read_back(&f, note, &s);
+	/* The thread's name, then its wakers', all before the SAMPLE. */
+	CHECK_INT(s.comms, 3);
+	CHECK_STR(s.last_comm, "timer");
+	CHECK(f.first[CAP_COMM] < f.first[CAP_SAMPLE]);
+	CHECK_INT(s.last_sample.kind, CAP_OFF_CPU);
+	CHECK_INT(s.last_sample.count, 4);
+	CHECK_INT(s.last_sample.weight, 4000000);
+	CHECK_INT(s.last_sample.nwakers, 2);
+	CHECK_INT(s.last_sample.waker[0].kstack, kid);
+	CHECK_INT(s.last_sample.waker[1].kstack, 0);
+	CHECK_INT(s.end.samples, 4);
+	CHECK_INT(s.end.weight, 4000000);
+	CHECK_INT(recorder_stats(f.rec)->blocks, 4);
 	fixture_free(&f);
 }
 
