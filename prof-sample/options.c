@@ -221,7 +221,7 @@ void parse_options(int argc, char **argv, struct options *o)
 			       .min_block_ns = 1000,
 			       .states = CAP_STATE_SLEEPING | CAP_STATE_UNINTERRUPTIBLE };
 	bool stack_size_set = false, storage_set = false, dwarf_asked = false;
-	bool block_options = false, wall = false;
+	bool block_options = false, wall = false, off_only = false;
 	/* "+": stop at the first non-option, so COMMAND's own options are
 	 * left alone even without "--". */
 	while ((c = getopt_long(argc, argv, "+p:t:C:F:c:d:o:agNqvhV", longopts, NULL)) != -1) {
@@ -319,11 +319,10 @@ void parse_options(int argc, char **argv, struct options *o)
 			o->build_id_cache_size = parse_size(optarg, "build-id cache size");
 			break;
 		case OPT_OFF_CPU:
-			o->on_cpu = false;
-			o->off_cpu = true;
+			off_only = o->off_cpu = true;
 			break;
 		case OPT_WALL:
-			wall = o->on_cpu = o->off_cpu = true;
+			wall = o->off_cpu = true;
 			break;
 		case OPT_STATE:
 			o->states = parse_states(optarg);
@@ -363,8 +362,9 @@ void parse_options(int argc, char **argv, struct options *o)
 	}
 	if (!o->user && !o->kernel)
 		errx(EXIT_USAGE, "--kernel-only and --user-only exclude each other");
-	if (wall && !o->on_cpu)
+	if (wall && off_only)
 		errx(EXIT_USAGE, "--off-cpu and --wall exclude each other");
+	o->on_cpu = !off_only;
 	if (block_options && !o->off_cpu)
 		errx(EXIT_USAGE, "--state, --min-block, --max-block and --wakeups need "
 				 "--off-cpu or --wall");

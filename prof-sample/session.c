@@ -273,11 +273,36 @@ void session_finish(struct session *s)
 	recorder_end(s->rec, monotonic_ns() - s->start_ns);
 }
 
-static void report_samples(const struct recorder_stats *st, bool verbose)
+/* What off-CPU time left out, and why. */
+static void report_blocks(const struct session *s, bool verbose)
+{
+	const struct recorder_stats *st = recorder_stats(s->rec);
+	volatile const __u64 *c = s->skel->bss->counters;
+
+	if (verbose)
+		warnx("%" PRIu64 " blocks, %.3f s off-CPU; not counted: %llu shorter than "
+		      "--min-block, %llu longer than --max-block",
+		      st->blocks, (double)st->weight / 1e9, (unsigned long long)c[PROF_SHORT_BLOCKS],
+		      (unsigned long long)c[PROF_LONG_BLOCKS]);
+	if (st->lost[CAP_LOSS_SWITCH])
+		warnx("lost %" PRIu64 " blocks: no memory to time them", st->lost[CAP_LOSS_SWITCH]);
+	if (st->lost[CAP_LOSS_BLOCK_USTACK])
+		warnx("%" PRIu64 " blocks without their user stack: the thread had gone on from "
+		      "where it blocked (a page fault) before it could be copied",
+		      st->lost[CAP_LOSS_BLOCK_USTACK]);
+	if (st->lost[CAP_LOSS_WAKE_CHAIN])
+		warnx("%" PRIu64 " blocks had wakers beyond --wakeup-depth %u",
+		      st->lost[CAP_LOSS_WAKE_CHAIN], s->opt->wakeup_depth);
+	if (st->lost[CAP_LOSS_WAKER_STACK])
+		warnx("%" PRIu64 " waker stacks were dropped before they were read",
+		      st->lost[CAP_LOSS_WAKER_STACK]);
+}
+
+static void report_samples(const struct recorder_stats *st, bool on_cpu, bool verbose)
 {
 	if (verbose)
 		warnx("%" PRIu64 " samples, %u distinct stacks", st->samples, st->stacks);
-	if (st->taken == 0)
+	if (st->taken == 0 && on_cpu)
 		warnx("no samples were taken: the targets never ran on a CPU while "
 		      "sampling (time spent blocked or asleep is not sampled)");
 	if (st->lost[CAP_LOSS_COUNT_MAP])
@@ -326,7 +351,9 @@ void session_report(struct session *s)
 
 	if (s->show_progress)
 		progress(s, true);
-	report_samples(recorder_stats(s->rec), verbose);
+	report_samples(recorder_stats(s->rec), s->opt->on_cpu, verbose);
+	if (s->opt->off_cpu)
+		report_blocks(s, verbose);
 	if (s->have_cache)
 		report_cache(&s->cache.stats, verbose);
 }

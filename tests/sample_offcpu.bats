@@ -1,0 +1,158 @@
+#!/usr/bin/env bats
+# prof-sample --off-cpu, --wall and --wakeups (issue 17): where the time goes
+# when nothing runs, checked against what the threads measured themselves
+# (tests/workloads/offcpu.c) and against a bpftrace script on sched_switch.
+
+load helpers
+bats_require_minimum_version 1.5.0
+
+setup() {
+	TMP=$(mktemp -d)
+}
+
+teardown() {
+	stop_workload
+	rm -rf "$TMP"
+}
+
+# ns FOLDED THREAD ERE: the nanoseconds of THREAD's stacks matching ERE.
+ns() {
+	awk -v t="$2" -v re="$3" 'index($0, t ";") == 1 && $0 ~ re { s += $NF }
+		END { printf "%.0f\n", s }' "$1"
+}
+
+# measured OUTPUT THREAD FIELD: what the workload measured of itself.
+measured() {
+	sed -n "s/^thread name=$2 .* $3=\([0-9]*\).*/\1/p; s/^thread name=$2 .* $3=\([0-9]*\)\$/\1/p" "$1" | head -1
+}
+
+# within A B POINTS: |A - B| <= POINTS, all in percent.
+within() {
+	awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= p) }'
+}
+
+# pct PART WHOLE: 100 * PART / WHOLE, one decimal.
+pct() {
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f\n", b ? 100 * a / b : 0 }'
+}
+
+# profile OPTIONS... -- WORKLOAD ARGS: capture, symbolize and fold; the
+# workload's own report in $TMP/out, the folded stacks in $TMP/folded.
+profile() {
+	prof-sample -q -o "$TMP/cap" "$@" >"$TMP/out"
+	prof-symbolize "$TMP/cap" >"$TMP/frames"
+	prof-fold <"$TMP/frames" >"$TMP/folded"
+}
+
+@test "--off-cpu: each thread's blocked time by stack, in nanoseconds, as the threads measured it" {
+	require_root
+	profile --off-cpu -- "$PROF_WORKLOADS/offcpu" mix 4
+	head -1 "$TMP/folded" | grep -qx '# count: nanoseconds'
+	grep -q ' offcpu-time:$' "$TMP/frames"
+	! grep -q ' cpu-clock:$' "$TMP/frames"
+	wall=$(measured "$TMP/out" mix-worker wall_ns)
+	sleep_ns=$(ns "$TMP/folded" mix-worker 'sleep_in_nanosleep;')
+	read_ns=$(ns "$TMP/folded" mix-worker 'block_in_pipe_read;')
+	echo "worker: wall $wall ns, nanosleep $(pct "$sleep_ns" "$wall")%, read $(pct "$read_ns" "$wall")%"
+	# The design: 30% asleep, 50% in read(); what the worker measured.
+	within "$(pct "$sleep_ns" "$wall")" 30 3
+	within "$(pct "$read_ns" "$wall")" 50 3
+	self=$(($(measured "$TMP/out" mix-worker nanosleep_ns) + $(measured "$TMP/out" mix-worker pipe_read_ns)))
+	echo "blocked: profiled $((sleep_ns + read_ns)) ns, measured $self ns"
+	within "$(pct $((sleep_ns + read_ns)) "$self")" 100 5
+	# Every stack of blocked time ends with the marker.
+	[ "$(grep -v '^#' "$TMP/folded" | grep -vc ';\[off-cpu\] [0-9]*$')" -eq 0 ]
+}
+
+@test "--off-cpu: blocks shorter than --min-block and states not asked for are not counted" {
+	require_root
+	# The worker sleeps 15 ms at a time and blocks in read() 25 ms.
+	profile --off-cpu --min-block 20ms -- "$PROF_WORKLOADS/offcpu" mix 2
+	[ "$(ns "$TMP/folded" mix-worker 'block_in_pipe_read;')" -gt 500000000 ]
+	[ "$(ns "$TMP/folded" mix-worker 'sleep_in_nanosleep;')" -eq 0 ]
+	# Both sleeps are interruptible (S): uninterruptible ones only, none.
+	profile --off-cpu --state D -- "$PROF_WORKLOADS/offcpu" mix 2
+	[ "$(ns "$TMP/folded" mix-worker 'block_in_pipe_read;|sleep_in_nanosleep;')" -eq 0 ]
+}
+
+@test "--off-cpu: time preempted is not off-CPU" {
+	require_root
+	# Three busy loops on two CPUs: each waits for a CPU a third of the
+	# time, and never blocks.
+	pids=
+	for i in 1 2 3; do
+		sh -c 'while :; do :; done' &
+		pids=$pids${pids:+,}$!
+	done
+	prof-sample -q --off-cpu -p "$pids" -d 2 -o "$TMP/cap"
+	kill ${pids//,/ }
+	wait
+	prof-symbolize "$TMP/cap" | prof-fold >"$TMP/folded"
+	total=$(awk '!/^#/ { s += $NF } END { printf "%.0f\n", s }' "$TMP/folded")
+	echo "off-CPU time of three preempted loops over 2 s: $total ns"
+	# Under 1% of their 6 s of wall time (a shell loop that never blocks).
+	[ "$total" -lt 60000000 ]
+}
+
+@test "--wall: each thread's wall time splits into on-CPU and blocked time as it measured" {
+	require_root
+	profile --wall -F 999 -- "$PROF_WORKLOADS/offcpu" mix 4
+	head -1 "$TMP/folded" | grep -qx '# count: nanoseconds'
+	grep -q ' cpu-clock:$' "$TMP/frames"
+	grep -q ' offcpu-time:$' "$TMP/frames"
+	total=$(ns "$TMP/folded" mix-worker '')
+	burn=$(ns "$TMP/folded" mix-worker 'burn_cpu;')
+	sleep_ns=$(ns "$TMP/folded" mix-worker 'sleep_in_nanosleep;.*\[off-cpu\]')
+	read_ns=$(ns "$TMP/folded" mix-worker 'block_in_pipe_read;.*\[off-cpu\]')
+	echo "worker: burn $(pct "$burn" "$total")%, nanosleep $(pct "$sleep_ns" "$total")%, read $(pct "$read_ns" "$total")%"
+	within "$(pct "$burn" "$total")" 20 3
+	within "$(pct "$sleep_ns" "$total")" 30 3
+	within "$(pct "$read_ns" "$total")" 50 3
+	# On-CPU stacks carry no marker.
+	[ "$(grep 'burn_cpu;' "$TMP/folded" | grep -c '\[off-cpu\]')" -eq 0 ]
+}
+
+@test "--wakeups: the pipe reader's blocked time is attributed to the writer's stack" {
+	require_root
+	profile --off-cpu --wakeups -- "$PROF_WORKLOADS/offcpu" mix 4
+	read_ns=$(ns "$TMP/folded" mix-worker 'block_in_pipe_read;')
+	by_writer=$(ns "$TMP/folded" mix-worker 'block_in_pipe_read;.*\[off-cpu\];--;.*write_pipe_\[w\];.*mix-writer_\[w\] ')
+	echo "read() blocked $read_ns ns, $(pct "$by_writer" "$read_ns")% woken by the writer's write_pipe"
+	[ "$(pct "$by_writer" "$read_ns" | cut -d. -f1)" -ge 90 ]
+}
+
+@test "--wakeup-depth 3: a thread waiting on one that waits on a timer shows all three stacks" {
+	require_root
+	profile --off-cpu --wakeup-depth 3 -- "$PROF_WORKLOADS/offcpu" chain 4
+	a=$(ns "$TMP/folded" chain-a 'a_read_from_b;')
+	all=$(ns "$TMP/folded" chain-a 'a_read_from_b;.*;--;.*b_write_to_a_\[w\];.*chain-b_\[w\];--;.*c_write_to_b_\[w\];.*chain-c_\[w\]')
+	echo "chain-a blocked $a ns, $(pct "$all" "$a")% with chain-b's and chain-c's stacks"
+	[ "$a" -gt 1000000000 ]
+	[ "$(pct "$all" "$a" | cut -d. -f1)" -ge 80 ]
+	# With one waker only, the chain is cut, and that is counted.
+	profile --off-cpu --wakeup-depth 1 -- "$PROF_WORKLOADS/offcpu" chain 2
+	[ "$(ns "$TMP/folded" chain-a 'c_write_to_b_\[w\]')" -eq 0 ]
+	grep -Eq '^# lost wakeup-chain-cut [1-9]' "$TMP/frames"
+}
+
+@test "--off-cpu with --unwind=fp: the same shares from frame-pointer stacks" {
+	require_root
+	profile --off-cpu --unwind=fp -- "$PROF_WORKLOADS/offcpu" mix 3
+	wall=$(measured "$TMP/out" mix-worker wall_ns)
+	within "$(pct "$(ns "$TMP/folded" mix-worker 'sleep_in_nanosleep;')" "$wall")" 30 3
+	within "$(pct "$(ns "$TMP/folded" mix-worker 'block_in_pipe_read;')" "$wall")" 50 3
+}
+
+@test "off-CPU options are refused where they mean nothing" {
+	run -2 prof-sample --wakeups -d 1
+	[[ $output == *"need --off-cpu or --wall"* ]]
+	run -2 prof-sample --off-cpu --min-block 5 -d 1
+	[[ $output == *"invalid minimum block time: '5'"* ]]
+	run -2 prof-sample --off-cpu -C 0 -d 1
+	[[ $output == *"-C applies to on-CPU sampling only"* ]]
+	run -2 prof-sample --off-cpu --wall -d 1
+	run -2 prof-sample --off-cpu --state R -d 1
+	[[ $output == *"invalid state list: 'R'"* ]]
+	run -2 prof-sample --off-cpu --wakeup-depth 5 -d 1
+	run -2 prof-sample --off-cpu --min-block 2ms --max-block 1ms -d 1
+}
