@@ -175,6 +175,26 @@ static void list_build_ids(struct symbolizer *s, FILE *out)
 	free(v);
 }
 
+/* SAMPLE records whose counts the frames could not carry as they are: a
+ * capture that is not what its INFO record says.  Returns false if there
+ * were any. */
+static bool report_counts(const struct symbolizer *s, const char *name)
+{
+	if (s->no_period)
+		warnx("%s: %" PRIu64 " on-CPU SAMPLE records left out: INFO's freq and period "
+		      "give no sampling period to weigh them in nanoseconds",
+		      name, s->no_period);
+	if (s->off_cpu_unexpected)
+		warnx("%s: %" PRIu64 " off-CPU SAMPLE records left out: INFO's event says the "
+		      "capture holds on-CPU samples only",
+		      name, s->off_cpu_unexpected);
+	if (s->saturated)
+		warnx("%s: %" PRIu64 " counts past 2^64-1 nanoseconds (samples times the "
+		      "sampling period) written as %" PRIu64,
+		      name, s->saturated, UINT64_MAX);
+	return !s->no_period && !s->off_cpu_unexpected && !s->saturated;
+}
+
 static void report(const struct symbolizer *s, bool verbose)
 {
 	uint64_t truncated = s->lost[CAP_LOSS_TRUNC_NO_CFI] + s->lost[CAP_LOSS_TRUNC_STACK] +
@@ -193,6 +213,9 @@ static void report(const struct symbolizer *s, bool verbose)
 		warnx("the capture has %" PRIu64 " user stacks cut short (no CFI, stack copy "
 		      "too short, or CFI not evaluable)",
 		      truncated);
+	if (s->lost[CAP_LOSS_SWITCH])
+		warnx("the capture lost %" PRIu64 " off-CPU blocks (switch-out not timed)",
+		      s->lost[CAP_LOSS_SWITCH]);
 	if (verbose)
 		warnx("%" PRIu64 " samples, %" PRIu64 " frames, %" PRIu64 " unresolved",
 		      s->samples, s->frames, s->unresolved);
@@ -237,8 +260,11 @@ int main(int argc, char **argv)
 		status = EXIT_PARTIAL;
 	}
 	symbolizer_finish(&s);
+	if (!report_counts(&s, name))
+		status = EXIT_PARTIAL;
 	if (status == EXIT_OK && s.samples == 0)
-		warnx("%s: the capture holds no samples (its targets never ran on a CPU)", name);
+		warnx("%s: the capture holds no samples (its targets never ran on a CPU%s)", name,
+		      s.unit.nanoseconds ? " nor blocked" : "");
 	report(&s, opt.verbose);
 	if (opt.verbose)
 		report_files(&s);

@@ -133,7 +133,6 @@ bool symbolizer_init(struct symbolizer *s, FILE *out, const struct symbolize_opt
 	s->threads = htab_new();
 	s->procs = htab_new();
 	s->text = htab_new();
-	strcpy(s->event, "cpu-clock");
 	frames_header_write(out);
 	return true;
 }
@@ -498,26 +497,83 @@ static void comm_clean(struct buf *b, const char *comm)
 	}
 }
 
+/* "COMM PID/TID", as an event line and a waker line name a thread. */
+static void put_thread(struct symbolizer *s, struct buf *b, uint32_t pid, uint32_t tid)
+{
+	struct htab_entry *t = htab_find(s->threads, &tid, sizeof(tid));
+
+	comm_clean(b, t ? t->val.p : "[unknown]");
+	buf_printf(b, " %" PRIu32 "/%" PRIu32, pid, tid);
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* After a blocked sample's frames, the thread that woke it and the
+ * stacks it had then, and so on back along the chain.  A waker's user
+ * stack is of its own process: resolved with that one's mappings. */
+static void write_wakers(struct symbolizer *s, const struct cap_sample *smp)
+{
+	struct buf line = { 0 };
+
+	for (uint32_t i = 0; i < smp->nwakers && i < CAP_MAX_WAKERS; i++) {
+		const struct cap_waker *w = &smp->waker[i];
+
+		line.len = 0;
+		buf_add(&line, "\t-- woken by ", 13);
+		put_thread(s, &line, w->pid, w->tid);
+		buf_add(&line, "\n", 1);
+		fputs(line.p, s->out);
+		fputs(stack_text(s, w->pid, w->kstack, true), s->out);
+		fputs(stack_text(s, w->pid, w->ustack, false), s->out);
+	}
+	free(line.p);
+}
+
 static void write_sample(struct symbolizer *s, const struct cap_sample *smp)
 {
-	struct htab_entry *t = htab_find(s->threads, &smp->tid, sizeof(smp->tid));
+	bool off_cpu = smp->kind == CAP_OFF_CPU;
 	struct buf line = { 0 };
-	const char *comm = t ? t->val.p : "[unknown]";
+	uint64_t count;
 
+	s->unit_fixed = true;
+	/* What the count cannot say is left out, or saturated, and
+	 * reported at the end (main.c). */
+	switch (count_of(&s->unit, smp, &count)) {
+	case COUNT_OK:
+		break;
+	case COUNT_SATURATED:
+		s->saturated++;
+		break;
+	case COUNT_NO_PERIOD:
+		s->no_period++;
+		return;
+	case COUNT_OFF_CPU_UNEXPECTED:
+		s->off_cpu_unexpected++;
+		return;
+	}
 	/* Output is block-buffered (64 KiB) for speed, and flushed at each
 	 * new drain interval so a live pipeline sees every interval at once. */
 	if (s->samples && smp->time_ns != s->last_time)
 		fflush(s->out);
 	s->last_time = smp->time_ns;
-	comm_clean(&line, comm);
-	fprintf(s->out, "%s %" PRIu32 "/%" PRIu32 " %" PRIu64 ".%06" PRIu64 ": %" PRIu64 " %s:\n",
-		line.p, smp->pid, smp->tid, smp->time_ns / 1000000000u,
-		smp->time_ns % 1000000000u / 1000u, smp->count, s->event);
+	put_thread(s, &line, smp->pid, smp->tid);
+	buf_printf(&line, " %" PRIu64 ".%06" PRIu64 ": %" PRIu64 " %s:\n",
+		   smp->time_ns / 1000000000u, smp->time_ns % 1000000000u / 1000u, count,
+		   off_cpu ? "offcpu-time" : "cpu-clock");
+	fputs(line.p, s->out);
 	free(line.p);
 	fputs(stack_text(s, smp->pid, smp->kstack, true), s->out);
 	fputs(stack_text(s, smp->pid, smp->ustack, false), s->out);
+	write_wakers(s, smp);
 	fputc('\n', s->out);
-	s->samples += smp->count;
+	s->samples = add_sat(s->samples, smp->count);
+	if (off_cpu) {
+		s->blocks = add_sat(s->blocks, smp->count);
+		s->blocked_ns = add_sat(s->blocked_ns, smp->weight);
+	}
 }
 
 /* Whether boot_id is this host's current boot. */
@@ -537,16 +593,17 @@ static bool same_boot(const char *boot_id, size_t len)
 
 static void set_info(struct symbolizer *s, const struct cap_info *in)
 {
-	struct buf b = { 0 };
-
 	s->have_info = true;
 	s->start_ns = in->start_ns;
 	s->live = in->boot_id.len && same_boot(in->boot_id.s, in->boot_id.len);
 	s->modules.live = s->live;
-	buf_clean(&b, in->event.s, in->event.len < 60 ? in->event.len : 60);
-	if (b.p && strcspn(b.p, " :") == b.len)
-		strcpy(s->event, b.p);
-	free(b.p);
+	/* The unit is said once, before the first event line. */
+	if (s->unit_fixed)
+		return;
+	s->unit_fixed = true;
+	s->unit = count_unit_of(in);
+	if (s->unit.nanoseconds)
+		fputs("# count: nanoseconds\n", s->out);
 }
 
 void symbolizer_record(struct symbolizer *s, const struct cap_record *rec)
@@ -599,6 +656,9 @@ void symbolizer_finish(struct symbolizer *s)
 {
 	fprintf(s->out, "# samples %" PRIu64 ", frames %" PRIu64 ", unresolved frames %" PRIu64 "\n",
 		s->samples, s->frames, s->unresolved);
+	if (s->unit.nanoseconds)
+		fprintf(s->out, "# off-cpu: blocks %" PRIu64 ", nanoseconds %" PRIu64 "\n",
+			s->blocks, s->blocked_ns);
 	if (s->have_end)
 		fprintf(s->out, "# capture: taken %" PRIu64 ", written %" PRIu64 ", lost %" PRIu64 "\n",
 			s->end.taken, s->end.samples, s->end.lost);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "capture.h"
+#include "count_unit.h"
 #include "htab.h"
 #include "kernel_syms.h"
 #include "modules.h"
@@ -42,11 +43,16 @@ struct symbolizer {
 	struct htab *threads; /* tid -> comm */
 	struct htab *procs;   /* pid -> struct proc */
 	struct htab *text;    /* (pid, generation, stack id) -> formatted frames */
-	char event[64];
+	struct count_unit unit; /* of the event lines' counts */
+	bool unit_fixed;	/* by the first INFO or SAMPLE */
 	bool have_info, have_end;
 	uint64_t start_ns; /* the capture's start (INFO), ns since the epoch */
 	struct cap_end end;
 	uint64_t samples, frames, unresolved;
+	uint64_t blocks, blocked_ns; /* of the off-CPU samples written */
+	/* SAMPLE records whose count could not be written as it is
+	 * (enum count_status), for the diagnostics. */
+	uint64_t saturated, no_period, off_cpu_unexpected;
 	uint64_t rawstacks, rawstack_bytes; /* RAWSTACK records, kept for offline unwinding */
 	uint64_t last_time; /* time_ns of the last SAMPLE, to flush per interval */
 	uint64_t lost[CAP_LOSS_MAX];

@@ -17,6 +17,26 @@
  * written one byte further on, as a return address is, so that each listed
  * address is still the one looked up.  Self-contained (no libelf), since workloads
  * link nothing.
+ *
+ * Off-CPU, wall and wake-up captures (capture 1.3): with $MKCAPTURE_EVENT
+ * set, the capture is of version 1.3 and INFO's event is its value
+ * (cpu-clock, offcpu-time, cpu-clock+offcpu-time), its frequency
+ * $MKCAPTURE_FREQ (default 99) and its period $MKCAPTURE_PERIOD (default 0).
+ * These lines then describe the records one by one:
+ *
+ *   comm PID TID NAME          a COMM record
+ *   map PID                    ELF's MAP records for another process
+ *   ksym START END NAME        a KSYM record (of the kernel image)
+ *   loss CAUSE COUNT           a LOSS record
+ *   on PID/TID COUNT KSTACK USTACK
+ *                              an on-CPU SAMPLE (1.3)
+ *   off PID/TID COUNT WEIGHT KSTACK USTACK [PID/TID KSTACK USTACK]...
+ *                              an off-CPU SAMPLE (1.3) and its wakers
+ *
+ * A stack is "-" (none: id 0), "=ID" (that id, with no STACK record: bad
+ * input), or its frames leaf first, comma-separated: hex addresses, of the
+ * kernel as they are, of user code as ELF virtual addresses.  Numbers but
+ * addresses are decimal.  END's totals are the SAMPLE records' sums.
  */
 #include <elf.h>
 #include <stdint.h>
@@ -49,18 +69,123 @@ static void emit(uint32_t type)
 	len = 0;
 }
 
+/* The ELF file, and the totals END gives. */
+static Elf64_Ehdr *eh;
+static Elf64_Phdr *ph;
+static unsigned char build_id[64];
+static size_t idlen;
+static const char *mapped_path;
+static uint64_t base;
+static uint32_t nstacks;
+static uint64_t nsamples, nweight;
+
+static void maps(uint32_t pid)
+{
+	for (int i = 0; i < eh->e_phnum; i++) {
+		if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_X))
+			continue;
+		uint64_t start = (base + ph[i].p_vaddr) & ~0xfffull;
+		uint64_t end = (base + ph[i].p_vaddr + ph[i].p_memsz + 0xfff) & ~0xfffull;
+		u32(pid), u64(start), u64(end), u64(ph[i].p_offset & ~0xfffull), u64(0), u64(0);
+		rec[len++] = (unsigned char)idlen;
+		put(build_id, idlen);
+		str(mapped_path);
+		emit(3);
+	}
+}
+
+/* A stack of a sample line (see above): its id, after its STACK record. */
+static uint32_t stack(const char *spec, int user)
+{
+	uint64_t ip[256];
+	uint32_t nr = 0;
+	char *end;
+
+	if (!strcmp(spec, "-"))
+		return 0;
+	if (spec[0] == '=')
+		return (uint32_t)strtoul(spec + 1, NULL, 10);
+	for (const char *p = spec; *p && nr < 256; p = *end ? end + 1 : end) {
+		ip[nr++] = strtoull(p, &end, 16) + (user ? base : 0);
+		if (end == p)
+			break;
+	}
+	u32(++nstacks), u32(nr);
+	for (uint32_t i = 0; i < nr; i++)
+		u64(ip[i]);
+	emit(5);
+	return nstacks;
+}
+
+/* "on ..." and "off ..." lines: their STACK records, then the SAMPLE. */
+static void sample(char *line, int off)
+{
+	char *f[4 + 3 * 16], *save = NULL;
+	int nf = 0;
+
+	for (char *t = strtok_r(line, " \n", &save); t && nf < (int)(sizeof(f) / sizeof(f[0]));
+	     t = strtok_r(NULL, " \n", &save))
+		f[nf++] = t;
+	int fixed = off ? 5 : 4;
+	if (nf < fixed) {
+		fprintf(stderr, "mkcapture: a sample line needs %d fields\n", fixed);
+		exit(2);
+	}
+	uint32_t pid = 0, tid = 0, nw = (uint32_t)(nf - fixed) / 3, w[16][4];
+	uint64_t count = strtoull(f[1], NULL, 10), weight = off ? strtoull(f[2], NULL, 10) : 0;
+	sscanf(f[0], "%u/%u", &pid, &tid);
+	uint32_t kstack = stack(f[fixed - 2], 0), ustack = stack(f[fixed - 1], 1);
+	for (uint32_t i = 0; i < nw; i++) {
+		sscanf(f[fixed + 3 * i], "%u/%u", &w[i][0], &w[i][1]);
+		w[i][2] = stack(f[fixed + 3 * i + 1], 0);
+		w[i][3] = stack(f[fixed + 3 * i + 2], 1);
+	}
+	u32(pid), u32(tid), u32(kstack), u32(ustack), u64(count), u64(0);
+	u32((uint32_t)off), u64(weight), u32(nw);
+	for (uint32_t i = 0; i < nw; i++)
+		u32(w[i][0]), u32(w[i][1]), u32(w[i][2]), u32(w[i][3]);
+	emit(6);
+	nsamples += count;
+	nweight += weight;
+}
+
+/* The lines of 1.3 captures; false for an address line. */
+static int directive(char *line)
+{
+	uint32_t a, b;
+	uint64_t x, y;
+	int n = 0;
+	char *nl = strchr(line, '\n');
+
+	if (nl)
+		*nl = '\0';
+	if (sscanf(line, "comm %u %u %n", &a, &b, &n) == 2 && n) {
+		u32(a), u32(b), str(line + n);
+		emit(2);
+	} else if (sscanf(line, "map %u", &a) == 1) {
+		maps(a);
+	} else if (sscanf(line, "ksym %lx %lx %n", &x, &y, &n) == 2 && n) {
+		u64(x), u64(y), str(line + n), str("");
+		emit(4);
+	} else if (sscanf(line, "loss %u %lu", &a, &x) == 2) {
+		u32(a), u64(x);
+		emit(7);
+	} else if (!strncmp(line, "on ", 3) || !strncmp(line, "off ", 4)) {
+		sample(line + (line[1] == 'n' ? 3 : 4), line[1] != 'n');
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	FILE *f;
 	unsigned char *img;
 	long size;
-	Elf64_Ehdr *eh;
-	Elf64_Phdr *ph;
-	unsigned char id[64];
-	size_t idlen = 0;
-	uint64_t base, addr;
-	char line[128];
-	uint32_t n = 0;
+	uint64_t addr;
+	char line[4096];
+	const char *event = getenv("MKCAPTURE_EVENT");
 
 	if (argc < 2 || !(f = fopen(argv[1], "rb"))) {
 		fprintf(stderr, "usage: mkcapture ELF [MAPPED-PATH] < addresses\n");
@@ -76,6 +201,7 @@ int main(int argc, char **argv)
 	eh = (Elf64_Ehdr *)img;
 	ph = (Elf64_Phdr *)(img + eh->e_phoff);
 	base = eh->e_type == ET_DYN ? 0x7f0000000000ull : 0;
+	mapped_path = argc > 2 ? argv[2] : argv[1];
 	for (int i = 0; i < eh->e_phnum; i++) {
 		if (ph[i].p_type != PT_NOTE)
 			continue;
@@ -85,31 +211,28 @@ int main(int argc, char **argv)
 			memcpy(&nsz, p, 4), memcpy(&dsz, p + 4, 4), memcpy(&type, p + 8, 4);
 			unsigned char *name = p + 12, *desc = name + ((nsz + 3) & ~3u);
 			if (type == NT_GNU_BUILD_ID && nsz == 4 && !memcmp(name, "GNU", 4) &&
-			    dsz <= sizeof(id)) {
-				memcpy(id, desc, dsz);
+			    dsz <= sizeof(build_id)) {
+				memcpy(build_id, desc, dsz);
 				idlen = dsz;
 			}
 			p = desc + ((dsz + 3) & ~3u);
 		}
 	}
-	fwrite("PROFCAP\0\1\0\0\0\0\0\0\0", 1, 16, stdout);
-	u64(0), u32(99), u64(0), u32(1), str("cpu-clock"), str("mkcapture"), str(""),
+	if (event)
+		fwrite("PROFCAP\0\1\0\3\0\0\0\0\0", 1, 16, stdout);
+	else
+		fwrite("PROFCAP\0\1\0\0\0\0\0\0\0", 1, 16, stdout);
+	u64(0), u32(getenv("MKCAPTURE_FREQ") ? (uint32_t)atol(getenv("MKCAPTURE_FREQ")) : 99);
+	u64(getenv("MKCAPTURE_PERIOD") ? strtoull(getenv("MKCAPTURE_PERIOD"), NULL, 10) : 0);
+	u32(1), str(event ? event : "cpu-clock"), str("mkcapture"), str(""),
 		str(getenv("MKCAPTURE_BOOT_ID") ? getenv("MKCAPTURE_BOOT_ID") : "");
+	if (event) /* no minimum or maximum block, S and D, wakers 8 deep */
+		u64(0), u64(0), u32(3), u32(8);
 	emit(1);
 	uint32_t pid = getenv("MKCAPTURE_PID") ? (uint32_t)atoi(getenv("MKCAPTURE_PID")) : 1;
 	u32(pid), u32(pid), str("target");
 	emit(2);
-	for (int i = 0; i < eh->e_phnum; i++) {
-		if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_X))
-			continue;
-		uint64_t start = (base + ph[i].p_vaddr) & ~0xfffull;
-		uint64_t end = (base + ph[i].p_vaddr + ph[i].p_memsz + 0xfff) & ~0xfffull;
-		u32(pid), u64(start), u64(end), u64(ph[i].p_offset & ~0xfffull), u64(0), u64(0);
-		rec[len++] = (unsigned char)idlen;
-		put(id, idlen);
-		str(argc > 2 ? argv[2] : argv[1]);
-		emit(3);
-	}
+	maps(pid);
 	int depth = getenv("MKCAPTURE_DEPTH") ? atoi(getenv("MKCAPTURE_DEPTH")) : 0;
 	uint64_t frames[256];
 	int nf = 0;
@@ -120,28 +243,33 @@ int main(int argc, char **argv)
 		if (more)
 			frames[nf] = base + strtoull(line, NULL, 16) + (nf ? 1 : 0), nf++;
 		if (nf == depth || (!more && nf)) {
-			n++;
-			u32(n), u32((uint32_t)nf);
+			u32(++nstacks), u32((uint32_t)nf);
 			for (int i = 0; i < nf; i++)
 				u64(frames[i]);
 			emit(5);
-			u32(pid), u32(pid), u32(0), u32(n), u64(1), u64(0);
+			u32(pid), u32(pid), u32(0), u32(nstacks), u64(1), u64(0);
 			emit(6);
+			nsamples++;
 			nf = 0;
 		}
 		if (!more)
 			break;
 	}
 	while (depth <= 1 && fgets(line, sizeof(line), stdin)) {
+		if (directive(line))
+			continue;
 		int kernel = line[0] == 'k', raw = line[0] == 'u';
 		addr = strtoull(line + kernel + raw, NULL, 16);
-		n++;
-		u32(n), u32(1), u64(kernel || raw ? addr : base + addr);
+		uint32_t id = ++nstacks;
+		u32(id), u32(1), u64(kernel || raw ? addr : base + addr);
 		emit(5);
-		u32(pid), u32(pid), u32(kernel ? n : 0), u32(kernel ? 0 : n), u64(1), u64(0);
+		u32(pid), u32(pid), u32(kernel ? id : 0), u32(kernel ? 0 : id), u64(1), u64(0);
 		emit(6);
+		nsamples++;
 	}
-	u64(0), u64(n), u64(0), u32(n), u64(n);
+	u64(0), u64(nsamples), u64(0), u32(nstacks), u64(nsamples);
+	if (event)
+		u64(nweight);
 	emit(8);
 	return 0;
 }
