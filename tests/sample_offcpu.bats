@@ -135,6 +135,32 @@ profile() {
 	grep -Eq '^# lost wakeup-chain-cut [1-9]' "$TMP/frames"
 }
 
+@test "--off-cpu: the shares agree with a bpftrace script on sched_switch" {
+	require_root
+	command -v bpftrace
+	"$PROF_WORKLOADS/offcpu" mix 7 >"$TMP/out" &
+	W=$!
+	# Debian's bpftrace attaches through tracefs: mounted in a mount
+	# namespace of its own, so the host's stays as it was.
+	unshare -m sh -c 'mountpoint -q /sys/kernel/tracing ||
+		mount -t tracefs nodev /sys/kernel/tracing; exec bpftrace "$0" "$1"' \
+		"$BATS_TEST_DIRNAME/offcpu.bt" "$W" >"$TMP/bt" 2>"$TMP/bt.err" &
+	B=$!
+	prof-sample -q --off-cpu -p "$W" -d 5 -o "$TMP/cap"
+	wait "$W"
+	wait "$B"
+	prof-symbolize "$TMP/cap" | prof-fold >"$TMP/folded"
+	tid=$(sed -n 's/^thread name=mix-worker tid=\([0-9]*\).*/\1/p' "$TMP/out")
+	# Both tools' share of the worker's blocked time spent in nanosleep
+	# (system call 230), the rest being read() on the pipe.
+	bt=$(awk -v t="$tid" -F'[][,: ]+' '$1 == "@offcpu_ns" && $2 == t { all += $NF; if ($4 == 230) s += $NF }
+		END { printf "%.1f\n", all ? 100 * s / all : -100 }' "$TMP/bt")
+	ours=$(pct "$(ns "$TMP/folded" mix-worker 'sleep_in_nanosleep;')" "$(ns "$TMP/folded" mix-worker '')")
+	echo "nanosleep share of the worker's blocked time: bpftrace $bt%, prof-sample $ours%"
+	within "$bt" "$ours" 3
+	within "$ours" 37.5 3
+}
+
 @test "--off-cpu with --unwind=fp: the same shares from frame-pointer stacks" {
 	require_root
 	profile --off-cpu --unwind=fp -- "$PROF_WORKLOADS/offcpu" mix 3

@@ -91,7 +91,8 @@ measure() {
 	usecs=$(pipe_usecs)
 	kill "$(cat "$TMP/hold.pid")"
 	wait "$pid"
-	cpu=$(awk '{ printf "%.2f", $1 + $2 }' "$TMP/time")
+	# The last line: GNU time first says the status the holder's kill left.
+	cpu=$(awk 'END { printf "%.2f", $1 + $2 }' "$TMP/time")
 	[ -f "$TMP/cap.prof" ] && bytes=$(stat -c %s "$TMP/cap.prof")
 	echo "$usecs $cpu $bytes" >>"$TMP/$cfg"
 }
