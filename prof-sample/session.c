@@ -298,11 +298,12 @@ static void report_blocks(const struct session *s, bool verbose)
 		      st->lost[CAP_LOSS_WAKER_STACK]);
 }
 
-static void report_samples(const struct recorder_stats *st, bool on_cpu, bool verbose)
+static void report_samples(const struct recorder_stats *st, const struct options *o,
+			   bool verbose)
 {
 	if (verbose)
 		warnx("%" PRIu64 " samples, %u distinct stacks", st->samples, st->stacks);
-	if (st->taken == 0 && on_cpu)
+	if (st->taken == 0 && o->on_cpu)
 		warnx("no samples were taken: the targets never ran on a CPU while "
 		      "sampling (time spent blocked or asleep is not sampled)");
 	if (st->lost[CAP_LOSS_COUNT_MAP])
@@ -311,11 +312,12 @@ static void report_samples(const struct recorder_stats *st, bool on_cpu, bool ve
 		      st->lost[CAP_LOSS_COUNT_MAP], st->taken);
 	if (st->lost[CAP_LOSS_KSTACK] || st->lost[CAP_LOSS_USTACK])
 		warnx("lost %" PRIu64 " kernel and %" PRIu64 " user stacks: stack map full "
-		      "(raise --stack-storage-size)",
-		      st->lost[CAP_LOSS_KSTACK], st->lost[CAP_LOSS_USTACK]);
+		      "(raise --stack-storage-size)%s",
+		      st->lost[CAP_LOSS_KSTACK], st->lost[CAP_LOSS_USTACK],
+		      !o->off_cpu ? "" : ", or dropped from the blocks' stacks before their block ended");
 	if (st->lost[CAP_LOSS_PROC])
-		warnx("%" PRIu64 " process(es) exited before their mappings were known",
-		      st->lost[CAP_LOSS_PROC]);
+		warnx("%" PRIu64 " process(es) exited before their mappings were known%s",
+		      st->lost[CAP_LOSS_PROC], !o->wakeup_depth ? "" : " (or, wakers, were not targets)");
 	if (st->lost[CAP_LOSS_MMAP_EVENTS])
 		warnx("lost %" PRIu64 " mmap events", st->lost[CAP_LOSS_MMAP_EVENTS]);
 	if (st->lost[CAP_LOSS_RING])
@@ -351,7 +353,7 @@ void session_report(struct session *s)
 
 	if (s->show_progress)
 		progress(s, true);
-	report_samples(recorder_stats(s->rec), s->opt->on_cpu, verbose);
+	report_samples(recorder_stats(s->rec), s->opt, verbose);
 	if (s->opt->off_cpu)
 		report_blocks(s, verbose);
 	if (s->have_cache)
