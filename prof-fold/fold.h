@@ -193,8 +193,10 @@ struct perf_parser *perf_parser_new(const struct fold_opts *o,
 void perf_parser_report(const struct perf_parser *p);
 /* What the folded counts are: "samples" (prof-symbolize frames, perf
  * script lines without a period or with periods of 1), "nanoseconds"
- * (periods of cpu-clock or task-clock), the event's name (periods of any
- * other event), or NULL when no sample was folded or they disagree. */
+ * (periods of cpu-clock, task-clock or offcpu-time), the event's name
+ * (periods of any other event), or NULL when no sample was folded or they
+ * disagree.  Frames whose header says their unit ("# count: UNIT") are
+ * not counted here: that unit goes to the aggregate as it is read. */
 const char *perf_parser_unit(const struct perf_parser *p);
 void perf_parser_free(struct perf_parser *p);
 /* Folds one input; returns the number of unparsable lines. */

@@ -7,7 +7,11 @@
  * is the command name (spaces become '_'), with --pid "COMM-PID" and with
  * --tid "COMM-PID/TID"; each sample weighs its period, as in
  * stackcollapse-perf.pl.  Only samples of one event are folded: the one
- * given by --event-filter, or else the first one seen.
+ * given by --event-filter, or else the first one seen (and with a clock
+ * event, off-CPU time: both are nanoseconds).
+ *
+ * Time spent blocked (the event offcpu-time, prof-symbolize's and perf
+ * record --off-cpu's) ends with the frame [off-cpu].
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +27,9 @@ struct group {
 	size_t off, len;
 };
 
+#define OFFCPU_EVENT "offcpu-time"
+#define OFFCPU_MARK  "[off-cpu]"
+
 struct perf_parser {
 	const struct fold_opts *o;
 	struct fold_agg *agg;
@@ -31,7 +38,10 @@ struct perf_parser {
 	bool in_sample, keep, skip_rest, java, after_frame;
 	/* Samples folded with a period (counts in the event's unit), and
 	 * without one or from prof-symbolize frames (counts of samples). */
-	bool weighted, unweighted, frames_input;
+	bool weighted, unweighted;
+	/* This input is prof-symbolize frames; its header said the counts'
+	 * unit ("# count:"). */
+	bool frames_input, unit_declared;
 	uint64_t period;
 	char *pname;
 	size_t pname_len, pname_cap;
@@ -39,6 +49,7 @@ struct perf_parser {
 	size_t frames_len, frames_cap;
 	struct group *groups;
 	size_t ngroups, groups_cap;
+	bool offcpu; /* time blocked: [off-cpu] after the leaf */
 	char *key;
 	size_t key_cap;
 	char *name; /* a frame's name rewritten before it is tidied */
@@ -49,6 +60,7 @@ struct perf_parser {
 	char *event;
 	size_t event_len;
 	bool event_defaulted;
+	const char *clock; /* the clock event folded with offcpu-time first seen */
 	uint64_t filtered; /* samples of other events */
 	const char *filtered_event_name;
 };
@@ -111,6 +123,26 @@ static size_t event_base(const char *ev, size_t len)
 	return colon ? (size_t)(colon - ev) : len;
 }
 
+static bool is_event(const char *ev, size_t base, const char *name)
+{
+	return base == strlen(name) && memcmp(ev, name, base) == 0;
+}
+
+/* The events whose periods are nanoseconds. */
+static bool is_clock(const char *ev, size_t base)
+{
+	return is_event(ev, base, "cpu-clock") || is_event(ev, base, "task-clock");
+}
+
+/* ev[0..len) is offcpu-time, with or without modifiers (without
+ * event_base(): this is asked of every sample). */
+static bool is_offcpu(const char *ev, size_t len)
+{
+	const size_t n = sizeof(OFFCPU_EVENT) - 1;
+
+	return len >= n && memcmp(ev, OFFCPU_EVENT, n) == 0 && (len == n || ev[n] == ':');
+}
+
 const char *perf_parser_unit(const struct perf_parser *p)
 {
 	static char unit[FOLDED_UNIT_MAX + 1];
@@ -123,8 +155,7 @@ const char *perf_parser_unit(const struct perf_parser *p)
 	if (!p->event)
 		return "events";
 	base = event_base(p->event, p->event_len);
-	if ((base == 9 && memcmp(p->event, "cpu-clock", 9) == 0) ||
-	    (base == 10 && memcmp(p->event, "task-clock", 10) == 0))
+	if (is_clock(p->event, base) || is_offcpu(p->event, base))
 		return "nanoseconds";
 	/* The event's name, if it is a plain one. */
 	if (!folded_unit_ok(p->event, base))
@@ -132,6 +163,23 @@ const char *perf_parser_unit(const struct perf_parser *p)
 	memcpy(unit, p->event, base);
 	unit[base] = '\0';
 	return unit;
+}
+
+/* Time on the CPU (a clock event's periods) and time off it are both
+ * nanoseconds: by default they fold together, a wall-clock profile
+ * (prof-sample --wall, perf record --off-cpu -e cpu-clock).  Only one
+ * clock event does, as only one event would. */
+static bool wall_partner(struct perf_parser *p, const char *ev, size_t base)
+{
+	size_t first = event_base(p->event, p->event_len);
+
+	if (is_offcpu(ev, base))
+		return is_clock(p->event, first);
+	if (!is_clock(ev, base) || !is_offcpu(p->event, first))
+		return false;
+	if (!p->clock)
+		p->clock = is_event(ev, base, "cpu-clock") ? "cpu-clock" : "task-clock";
+	return is_event(ev, base, p->clock);
 }
 
 static bool event_wanted(struct perf_parser *p, const struct event_line *e)
@@ -157,35 +205,45 @@ static bool event_wanted(struct perf_parser *p, const struct event_line *e)
 	    memcmp(e->event, p->event, base) == 0 &&
 	    (p->event_defaulted || base == p->event_len))
 		return true;
+	if (p->event_defaulted && wall_partner(p, e->event, base))
+		return true;
 	p->filtered++;
 	if (!p->filtered_event_name)
 		p->filtered_event_name = xstrndup(e->event, e->event_len);
 	return false;
 }
 
+/* Appends frame s[0..n) to the stack at key[0..*len), after a ';' unless
+ * it is the first. */
+static void put_frame(char *key, size_t *len, bool *any, const char *s, size_t n)
+{
+	if (*any)
+		key[(*len)++] = ';';
+	*any = true;
+	memcpy(key + *len, s, n);
+	*len += n;
+}
+
 static void end_sample(struct perf_parser *p)
 {
 	size_t need, len = 0;
-	bool root = !p->o->no_comm && !p->skip_rest;
+	bool any = false;
 
 	if (!p->in_sample || !p->keep)
 		goto reset;
-	need = p->pname_len + p->frames_len + p->ngroups + 1;
+	need = p->pname_len + p->frames_len + p->ngroups + sizeof(OFFCPU_MARK) + 1;
 	p->key = grow(p->key, &p->key_cap, need, 1);
-	if (root) {
-		memcpy(p->key, p->pname, p->pname_len);
-		len = p->pname_len;
-	}
-	for (size_t g = p->ngroups; g-- > 0;) {
-		if (root || g + 1 < p->ngroups)
-			p->key[len++] = ';';
-		memcpy(p->key + len, p->frames + p->groups[g].off, p->groups[g].len);
-		len += p->groups[g].len;
-	}
-	if (root || p->ngroups > 0)
+	if (!p->o->no_comm && !p->skip_rest)
+		put_frame(p->key, &len, &any, p->pname, p->pname_len);
+	for (size_t g = p->ngroups; g-- > 0;)
+		put_frame(p->key, &len, &any, p->frames + p->groups[g].off, p->groups[g].len);
+	if (p->offcpu)
+		put_frame(p->key, &len, &any, OFFCPU_MARK, sizeof(OFFCPU_MARK) - 1);
+	if (any)
 		agg_add(p->agg, p->key, len, p->period);
 reset:
 	p->in_sample = p->keep = p->skip_rest = p->after_frame = false;
+	p->offcpu = false;
 	p->frames_len = p->ngroups = 0;
 }
 
@@ -334,11 +392,15 @@ static void start_sample(struct perf_parser *p, const struct event_line *e)
 	p->period = e->period;
 	/* A period of 1 weighs as a sample does (perf's first samples at a
 	 * frequency have it): only a larger one says the counts are in the
-	 * event's unit. */
-	if (!e->has_period || p->frames_input)
-		p->unweighted = true;
-	else if (e->period > 1)
-		p->weighted = true;
+	 * event's unit.  prof-symbolize frames count samples, unless their
+	 * header said what else (and that was noted). */
+	if (!p->unit_declared) {
+		if (!e->has_period || p->frames_input)
+			p->unweighted = true;
+		else if (e->period > 1)
+			p->weighted = true;
+	}
+	p->offcpu = is_offcpu(e->event, e->event_len);
 	p->pname = grow(p->pname, &p->pname_cap, need, 1);
 	for (size_t i = 0; i < e->comm_len; i++)
 		p->pname[i] = e->comm[i] == ' ' ? '_' : e->comm[i] == ';' ? ':' : e->comm[i];
@@ -426,6 +488,21 @@ static void on_srcline(struct perf_parser *p, const char *src, size_t len, bool 
 	g->len += len + 1;
 }
 
+/* The comment after the frames header, "# count: UNIT": what this input's
+ * counts are. */
+static void declared_unit(struct perf_parser *p, const char *s, size_t len)
+{
+	struct folded_line l;
+	char unit[FOLDED_UNIT_MAX + 1];
+
+	if (folded_parse(s, len, 1, &l) != FOLDED_COMMENT || !l.unit)
+		return;
+	memcpy(unit, l.unit, l.unit_len);
+	unit[l.unit_len] = '\0';
+	agg_note_unit(p->agg, unit);
+	p->unit_declared = true;
+}
+
 uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 {
 	struct fold_diag d = { .name = r->name };
@@ -434,7 +511,9 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 	const char *s, *src = NULL;
 	size_t len, slen;
 	bool inlined;
-	uint64_t sat = p->agg->saturated, nt = p->agg->not_text;
+	uint64_t sat = p->agg->saturated, nt = p->agg->not_text, header = 0;
+
+	p->frames_input = p->unit_declared = false;
 
 	while ((s = lr_next(r, &len)) != NULL) {
 		size_t i = 0;
@@ -454,9 +533,14 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 			continue;
 		}
 		if (s[0] == '#') {
-			/* prof-symbolize's count column is samples. */
-			if (frames_header_parse(s, len) != FRAMES_HEADER_NONE)
+			/* prof-symbolize's count column is samples, unless
+			 * the line after its header says what else. */
+			if (frames_header_parse(s, len) != FRAMES_HEADER_NONE) {
 				p->frames_input = true;
+				header = r->lineno;
+			} else if (header && r->lineno == header + 1) {
+				declared_unit(p, s, len);
+			}
 			continue;
 		}
 		if (p->in_sample && p->after_frame && srcline(s, len, &src, &slen, &inlined)) {
