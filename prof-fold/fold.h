@@ -4,7 +4,8 @@
  *
  *   line_reader.c        block reads, one line at a time, CRLF-tolerant
  *   detect.c             which format an input is in
- *   event_line.c         event lines: command, PID/TID, period, event
+ *   event_line.c         event lines: command, PID/TID, period, event;
+ *                        waker lines
  *   perf_script_parse.c  perf script / prof-symbolize frames -> samples
  *   tidy.c               frame names: offsets, tidying, annotations
  *   folded_parse.c       folded stacks -> stacks (merge, re-filter)
@@ -156,6 +157,13 @@ size_t tidy_frame(const struct frame_line *f, const char *func, size_t func_len,
 		  bool java, bool inlined_frame, const struct fold_opts *o,
 		  char *out);
 
+/* The folded names of a waker's frame line, from those tidy_frame()
+ * wrote: the pieces of "a->b" leaf first ("b;a"), as a waker's frames
+ * are, each marked _[w] instead of any other annotation.  out has room
+ * for tidy_waker_bound() bytes; returns the length written. */
+size_t tidy_waker_bound(const char *names, size_t len);
+size_t tidy_waker(const char *names, size_t len, char *out);
+
 /* The argument-list cut of tidy_generic, on a single name; returns the
  * length to keep. */
 size_t tidy_cut_args(const char *s, size_t len);
@@ -184,6 +192,15 @@ struct event_line {
 };
 
 bool parse_event_line(const char *s, size_t len, struct event_line *e);
+
+enum waker_kind {
+	WAKER_NONE,	 /* not a waker line */
+	WAKER_LINE,	 /* "-- woken by COMM PID/TID" */
+	WAKER_MALFORMED, /* starts as one, but is not */
+};
+
+/* A waker line (its indentation skipped): fills w's comm, pid and tid. */
+enum waker_kind parse_waker_line(const char *s, size_t len, struct event_line *w);
 
 struct perf_parser;
 

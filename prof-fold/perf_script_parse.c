@@ -11,7 +11,10 @@
  * event, off-CPU time: both are nanoseconds).
  *
  * Time spent blocked (the event offcpu-time, prof-symbolize's and perf
- * record --off-cpu's) ends with the frame [off-cpu].
+ * record --off-cpu's) ends with the frame [off-cpu].  prof-symbolize's
+ * waker lines, "-- woken by COMM PID/TID", each followed by that thread's
+ * frames, fold after it as bcc's offwaketime prints them: "--", then the
+ * waker's frames leaf first and its name, each marked _[w].
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,8 +30,16 @@ struct group {
 	size_t off, len;
 };
 
+/* Which stack the frame lines of a sample are of. */
+enum section {
+	SEC_BLOCKED, /* the sampled thread's */
+	SEC_WAKER,   /* a waker's, after its waker line */
+	SEC_CUT,     /* none: a waker line was malformed, the rest is dropped */
+};
+
 #define OFFCPU_EVENT "offcpu-time"
 #define OFFCPU_MARK  "[off-cpu]"
+#define WAKER_SEP    "--"
 
 struct perf_parser {
 	const struct fold_opts *o;
@@ -45,11 +56,18 @@ struct perf_parser {
 	uint64_t period;
 	char *pname;
 	size_t pname_len, pname_cap;
-	char *frames; /* the frame groups' names, leaf first */
+	/* The frame groups' names: the blocked stack's, leaf first, then
+	 * from group nblocked on, the wakers' in output order. */
+	char *frames;
 	size_t frames_len, frames_cap;
 	struct group *groups;
 	size_t ngroups, groups_cap;
 	bool offcpu; /* time blocked: [off-cpu] after the leaf */
+	enum section section;
+	size_t nblocked; /* set when the blocked stack's frames end */
+	bool root_cut;	 /* --skip-after cut the blocked stack: no root */
+	char *waker;	 /* the current waker's name, after its frames */
+	size_t waker_len, waker_cap;
 	char *key;
 	size_t key_cap;
 	char *name; /* a frame's name rewritten before it is tidied */
@@ -111,6 +129,7 @@ void perf_parser_free(struct perf_parser *p)
 	free(p->groups);
 	free(p->key);
 	free(p->name);
+	free(p->waker);
 	frame_cache_free(p->cache);
 	free(p);
 }
@@ -213,6 +232,38 @@ static bool event_wanted(struct perf_parser *p, const struct event_line *e)
 	return false;
 }
 
+static void add_group(struct perf_parser *p, size_t len)
+{
+	struct group *g;
+
+	p->groups = grow(p->groups, &p->groups_cap, p->ngroups + 1,
+			 sizeof(*p->groups));
+	g = &p->groups[p->ngroups++];
+	g->off = p->frames_len;
+	g->len = len;
+	p->frames_len += len;
+}
+
+/* Adds a group of the len bytes at s. */
+static void add_named_group(struct perf_parser *p, const char *s, size_t len)
+{
+	p->frames = grow(p->frames, &p->frames_cap, p->frames_len + len, 1);
+	memcpy(p->frames + p->frames_len, s, len);
+	add_group(p, len);
+}
+
+/* Ends the frames of the blocked stack or of a waker: a waker's name
+ * comes after them, unless --skip-after cut its stack. */
+static void end_section(struct perf_parser *p)
+{
+	if (p->section == SEC_BLOCKED) {
+		p->nblocked = p->ngroups;
+		p->root_cut = p->skip_rest;
+	} else if (p->section == SEC_WAKER && !p->skip_rest) {
+		add_named_group(p, p->waker, p->waker_len);
+	}
+}
+
 /* Appends frame s[0..n) to the stack at key[0..*len), after a ';' unless
  * it is the first. */
 static void put_frame(char *key, size_t *len, bool *any, const char *s, size_t n)
@@ -231,32 +282,39 @@ static void end_sample(struct perf_parser *p)
 
 	if (!p->in_sample || !p->keep)
 		goto reset;
+	end_section(p);
 	need = p->pname_len + p->frames_len + p->ngroups + sizeof(OFFCPU_MARK) + 1;
 	p->key = grow(p->key, &p->key_cap, need, 1);
-	if (!p->o->no_comm && !p->skip_rest)
+	if (!p->o->no_comm && !p->root_cut)
 		put_frame(p->key, &len, &any, p->pname, p->pname_len);
-	for (size_t g = p->ngroups; g-- > 0;)
+	for (size_t g = p->nblocked; g-- > 0;)
 		put_frame(p->key, &len, &any, p->frames + p->groups[g].off, p->groups[g].len);
 	if (p->offcpu)
 		put_frame(p->key, &len, &any, OFFCPU_MARK, sizeof(OFFCPU_MARK) - 1);
+	for (size_t g = p->nblocked; g < p->ngroups; g++)
+		put_frame(p->key, &len, &any, p->frames + p->groups[g].off, p->groups[g].len);
 	if (any)
 		agg_add(p->agg, p->key, len, p->period);
 reset:
 	p->in_sample = p->keep = p->skip_rest = p->after_frame = false;
-	p->offcpu = false;
+	p->offcpu = p->root_cut = false;
+	p->section = SEC_BLOCKED;
 	p->frames_len = p->ngroups = 0;
 }
 
-static void add_group(struct perf_parser *p, size_t len)
+/* Rewrites the last group, a waker's frame, as tidy_waker() says. */
+static void waker_group(struct perf_parser *p)
 {
-	struct group *g;
+	struct group *g = &p->groups[p->ngroups - 1];
+	const char *names = p->frames + g->off;
+	size_t n;
 
-	p->groups = grow(p->groups, &p->groups_cap, p->ngroups + 1,
-			 sizeof(*p->groups));
-	g = &p->groups[p->ngroups++];
-	g->off = p->frames_len;
-	g->len = len;
-	p->frames_len += len;
+	p->name = grow(p->name, &p->name_cap, tidy_waker_bound(names, g->len), 1);
+	n = tidy_waker(names, g->len, p->name);
+	p->frames = grow(p->frames, &p->frames_cap, g->off + n, 1);
+	memcpy(p->frames + g->off, p->name, n);
+	p->frames_len = g->off + n;
+	g->len = n;
 }
 
 /* The cache key of a frame line (leading white space already skipped):
@@ -341,6 +399,8 @@ static bool add_frame(struct perf_parser *p, const struct frame_line *f,
 		frame_cache_put(p->cache, p->java, key, klen,
 				n ? p->frames + p->frames_len - n : "", n, pieces > 0);
 	}
+	if (pieces > 0 && p->section == SEC_WAKER)
+		waker_group(p);
 	for (size_t i = 0; i < p->o->nskip_after; i++)
 		if (strlen(p->o->skip_after[i]) == flen &&
 		    memcmp(p->o->skip_after[i], f->func, flen) == 0)
@@ -376,13 +436,39 @@ static bool cached_frame(struct perf_parser *p, const char *s, size_t len)
 	p->frames = grow(p->frames, &p->frames_cap, p->frames_len + tlen, 1);
 	memcpy(p->frames + p->frames_len, text, tlen);
 	add_group(p, tlen);
+	if (p->section == SEC_WAKER)
+		waker_group(p);
 	return true;
+}
+
+/* The frame that names the thread of an event or waker line: its name,
+ * with --pid "NAME-PID", with --tid "NAME-PID/TID".  Sets p->java, which
+ * changes how the thread's frames are tidied.  Returns the frame's length
+ * at (*buf)[0], which has room for extra more bytes after it. */
+static size_t thread_frame(struct perf_parser *p, const struct event_line *e, char **buf,
+			   size_t *cap, size_t extra)
+{
+	char *out = *buf = grow(*buf, cap, e->comm_len + e->pid_len + e->tid_len + 2 + extra, 1);
+	size_t len = e->comm_len;
+
+	for (size_t i = 0; i < e->comm_len; i++)
+		out[i] = e->comm[i] == ' ' ? '_' : e->comm[i] == ';' ? ':' : e->comm[i];
+	p->java = e->comm_len == 4 && memcmp(e->comm, "java", 4) == 0;
+	if (p->o->include_pid || p->o->include_tid) {
+		out[len++] = '-';
+		memcpy(out + len, e->pid, e->pid_len);
+		len += e->pid_len;
+	}
+	if (p->o->include_tid) {
+		out[len++] = '/';
+		memcpy(out + len, e->tid, e->tid_len);
+		len += e->tid_len;
+	}
+	return len;
 }
 
 static void start_sample(struct perf_parser *p, const struct event_line *e)
 {
-	size_t need = e->comm_len + e->pid_len + e->tid_len + 2;
-
 	if (p->in_sample)
 		end_sample(p);
 	p->in_sample = true;
@@ -401,21 +487,7 @@ static void start_sample(struct perf_parser *p, const struct event_line *e)
 			p->weighted = true;
 	}
 	p->offcpu = is_offcpu(e->event, e->event_len);
-	p->pname = grow(p->pname, &p->pname_cap, need, 1);
-	for (size_t i = 0; i < e->comm_len; i++)
-		p->pname[i] = e->comm[i] == ' ' ? '_' : e->comm[i] == ';' ? ':' : e->comm[i];
-	p->pname_len = e->comm_len;
-	p->java = e->comm_len == 4 && memcmp(e->comm, "java", 4) == 0;
-	if (p->o->include_pid || p->o->include_tid) {
-		p->pname[p->pname_len++] = '-';
-		memcpy(p->pname + p->pname_len, e->pid, e->pid_len);
-		p->pname_len += e->pid_len;
-	}
-	if (p->o->include_tid) {
-		p->pname[p->pname_len++] = '/';
-		memcpy(p->pname + p->pname_len, e->tid, e->tid_len);
-		p->pname_len += e->tid_len;
-	}
+	p->pname_len = thread_frame(p, e, &p->pname, &p->pname_cap, 0);
 	if (e->rest) {
 		struct frame_line f;
 		if (parse_frame_line(e->rest, e->rest_len, &f))
@@ -472,7 +544,8 @@ static void on_srcline(struct perf_parser *p, const char *src, size_t len, bool 
 	g = &p->groups[p->ngroups - 1];
 	if (g->off + g->len != p->frames_len)
 		return;
-	if (inlined && p->o->inline_annotate &&
+	/* A waker's frame is marked _[w] alone. */
+	if (inlined && p->o->inline_annotate && p->section != SEC_WAKER &&
 	    frame_kind_of(p->frames + g->off, g->len, &shown) != KIND_INLINED) {
 		p->frames = grow(p->frames, &p->frames_cap, p->frames_len + FRAME_KIND_SUFFIX_LEN, 1);
 		size_t n = frame_kind_put(p->frames + p->frames_len, KIND_INLINED);
@@ -486,6 +559,37 @@ static void on_srcline(struct perf_parser *p, const char *src, size_t len, bool 
 	memcpy(p->frames + p->frames_len, src, len);
 	p->frames_len += len;
 	g->len += len + 1;
+}
+
+/* A waker line: the frame lines after it are those of the thread that
+ * woke the blocked one (or the previous waker) when it did, leaf first.
+ * Returns false when its name is too long to fold. */
+static bool on_waker(struct perf_parser *p, const struct event_line *w)
+{
+	p->after_frame = false;
+	if (!p->keep || p->section == SEC_CUT)
+		return true;
+	if (p->frames_len + w->comm_len + w->pid_len + w->tid_len > STACK_MAX_BYTES)
+		return false;
+	end_section(p);
+	add_named_group(p, WAKER_SEP, sizeof(WAKER_SEP) - 1);
+	p->waker_len = thread_frame(p, w, &p->waker, &p->waker_cap, FRAME_KIND_SUFFIX_LEN);
+	p->waker_len += frame_kind_put(p->waker + p->waker_len, KIND_WAKER);
+	p->section = SEC_WAKER;
+	p->skip_rest = false;
+	return true;
+}
+
+/* A waker line that cannot be read: whose frames follow is unknown, so
+ * the sample keeps the stacks before it and drops the rest. */
+static void cut_wakers(struct perf_parser *p)
+{
+	p->after_frame = false;
+	if (!p->keep || p->section == SEC_CUT)
+		return;
+	end_section(p);
+	p->section = SEC_CUT;
+	p->skip_rest = true;
 }
 
 /* The comment after the frames header, "# count: UNIT": what this input's
@@ -572,18 +676,35 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 			    parse_frame_line_nodso(s + i, len - i, &f)) {
 				if (!on_frame(p, &f, s + i, len - i))
 					diag_bad_line(&d, p->o, r->lineno, TOO_LONG);
-			} else
-				diag_bad_line(&d, p->o, r->lineno,
-					      "unrecognized frame line");
+				continue;
+			}
+			/* No frame line starts with '-'. */
+			switch (parse_waker_line(s + i, len - i, &e)) {
+			case WAKER_LINE:
+				if (on_waker(p, &e))
+					break;
+				cut_wakers(p);
+				diag_bad_line(&d, p->o, r->lineno, TOO_LONG);
+				break;
+			case WAKER_MALFORMED:
+				cut_wakers(p);
+				diag_bad_line(&d, p->o, r->lineno, "malformed waker line");
+				break;
+			case WAKER_NONE:
+				diag_bad_line(&d, p->o, r->lineno, "unrecognized frame line");
+				break;
+			}
 			continue;
 		}
 		/* An indented line outside a sample: an indented event line,
-		 * or a frame whose event line is missing. */
+		 * or a frame or waker line whose event line is missing. */
 		if (parse_event_line(s + i, len - i, &e)) {
 			if (e.period_saturated)
 				diag_saturated(&d, r->lineno);
 			start_sample(p, &e);
 		}
+		else if (parse_waker_line(s + i, len - i, &e) != WAKER_NONE)
+			diag_bad_line(&d, p->o, r->lineno, "waker line outside a sample");
 		else
 			diag_bad_line(&d, p->o, r->lineno,
 				      parse_frame_line(s, len, &f)
