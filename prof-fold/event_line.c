@@ -2,7 +2,8 @@
  * Event lines of perf script: "COMM PID/TID [CPU] TIME: PERIOD EVENT:", in
  * every variant perf has printed (no PID, no CPU, no period, a multi-word
  * command, an event with modifiers "cycles:u:"), read as
- * stackcollapse-perf.pl reads them.
+ * stackcollapse-perf.pl reads them; and the waker lines of prof-symbolize
+ * frames, which name a thread as an event line does.
  */
 #include <string.h>
 
@@ -178,3 +179,48 @@ next:
 	return false;
 }
 
+
+/*
+ * A waker line of prof-symbolize frames, "-- woken by COMM PID/TID" with
+ * its indentation skipped.  The name is the thread's own and may hold
+ * spaces (prof-symbolize rewrites those that would read as a PID), so
+ * PID/TID is the line's last field.
+ */
+enum waker_kind parse_waker_line(const char *s, size_t len, struct event_line *w)
+{
+	static const char prefix[] = "-- woken by";
+	const size_t n = sizeof(prefix) - 1;
+	size_t end = len, t, slash, c, i = n;
+
+	if (len < n || memcmp(s, prefix, n) != 0)
+		return WAKER_NONE;
+	while (end > n && is_space(s[end - 1]))
+		end--;
+	t = end;
+	while (t > n && !is_space(s[t - 1]))
+		t--;
+	for (slash = t; slash < end && is_digit(s[slash]); slash++)
+		;
+	if (slash == t || slash + 1 >= end || s[slash] != '/')
+		return WAKER_MALFORMED;
+	for (size_t k = slash + 1; k < end; k++)
+		if (!is_digit(s[k]))
+			return WAKER_MALFORMED;
+	if (i == len || !is_space(s[i]))
+		return WAKER_MALFORMED;
+	while (i < t && is_space(s[i]))
+		i++;
+	c = t;
+	while (c > i && is_space(s[c - 1]))
+		c--;
+	if (c == i)
+		return WAKER_MALFORMED;
+	memset(w, 0, sizeof(*w));
+	w->comm = s + i;
+	w->comm_len = c - i;
+	w->pid = s + t;
+	w->pid_len = slash - t;
+	w->tid = s + slash + 1;
+	w->tid_len = end - slash - 1;
+	return WAKER_LINE;
+}

@@ -4,7 +4,8 @@
  *
  *   line_reader.c        block reads, one line at a time, CRLF-tolerant
  *   detect.c             which format an input is in
- *   event_line.c         event lines: command, PID/TID, period, event
+ *   event_line.c         event lines: command, PID/TID, period, event;
+ *                        waker lines
  *   perf_script_parse.c  perf script / prof-symbolize frames -> samples
  *   tidy.c               frame names: offsets, tidying, annotations
  *   folded_parse.c       folded stacks -> stacks (merge, re-filter)
@@ -156,6 +157,13 @@ size_t tidy_frame(const struct frame_line *f, const char *func, size_t func_len,
 		  bool java, bool inlined_frame, const struct fold_opts *o,
 		  char *out);
 
+/* The folded names of a waker's frame line, from those tidy_frame()
+ * wrote: the pieces of "a->b" leaf first ("b;a"), as a waker's frames
+ * are, each marked _[w] instead of any other annotation.  out has room
+ * for tidy_waker_bound() bytes; returns the length written. */
+size_t tidy_waker_bound(const char *names, size_t len);
+size_t tidy_waker(const char *names, size_t len, char *out);
+
 /* The argument-list cut of tidy_generic, on a single name; returns the
  * length to keep. */
 size_t tidy_cut_args(const char *s, size_t len);
@@ -185,6 +193,15 @@ struct event_line {
 
 bool parse_event_line(const char *s, size_t len, struct event_line *e);
 
+enum waker_kind {
+	WAKER_NONE,	 /* not a waker line */
+	WAKER_LINE,	 /* "-- woken by COMM PID/TID" */
+	WAKER_MALFORMED, /* starts as one, but is not */
+};
+
+/* A waker line (its indentation skipped): fills w's comm, pid and tid. */
+enum waker_kind parse_waker_line(const char *s, size_t len, struct event_line *w);
+
 struct perf_parser;
 
 struct perf_parser *perf_parser_new(const struct fold_opts *o,
@@ -193,8 +210,10 @@ struct perf_parser *perf_parser_new(const struct fold_opts *o,
 void perf_parser_report(const struct perf_parser *p);
 /* What the folded counts are: "samples" (prof-symbolize frames, perf
  * script lines without a period or with periods of 1), "nanoseconds"
- * (periods of cpu-clock or task-clock), the event's name (periods of any
- * other event), or NULL when no sample was folded or they disagree. */
+ * (periods of cpu-clock, task-clock or offcpu-time), the event's name
+ * (periods of any other event), or NULL when no sample was folded or they
+ * disagree.  Frames whose header says their unit ("# count: UNIT") are
+ * not counted here: that unit goes to the aggregate as it is read. */
 const char *perf_parser_unit(const struct perf_parser *p);
 void perf_parser_free(struct perf_parser *p);
 /* Folds one input; returns the number of unparsable lines. */

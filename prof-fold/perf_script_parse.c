@@ -7,7 +7,14 @@
  * is the command name (spaces become '_'), with --pid "COMM-PID" and with
  * --tid "COMM-PID/TID"; each sample weighs its period, as in
  * stackcollapse-perf.pl.  Only samples of one event are folded: the one
- * given by --event-filter, or else the first one seen.
+ * given by --event-filter, or else the first one seen (and with a clock
+ * event, off-CPU time: both are nanoseconds).
+ *
+ * Time spent blocked (the event offcpu-time, prof-symbolize's and perf
+ * record --off-cpu's) ends with the frame [off-cpu].  prof-symbolize's
+ * waker lines, "-- woken by COMM PID/TID", each followed by that thread's
+ * frames, fold after it as bcc's offwaketime prints them: "--", then the
+ * waker's frames leaf first and its name, each marked _[w].
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +30,17 @@ struct group {
 	size_t off, len;
 };
 
+/* Which stack the frame lines of a sample are of. */
+enum section {
+	SEC_BLOCKED, /* the sampled thread's */
+	SEC_WAKER,   /* a waker's, after its waker line */
+	SEC_CUT,     /* none: a waker line was malformed, the rest is dropped */
+};
+
+#define OFFCPU_EVENT "offcpu-time"
+#define OFFCPU_MARK  "[off-cpu]"
+#define WAKER_SEP    "--"
+
 struct perf_parser {
 	const struct fold_opts *o;
 	struct fold_agg *agg;
@@ -31,14 +49,25 @@ struct perf_parser {
 	bool in_sample, keep, skip_rest, java, after_frame;
 	/* Samples folded with a period (counts in the event's unit), and
 	 * without one or from prof-symbolize frames (counts of samples). */
-	bool weighted, unweighted, frames_input;
+	bool weighted, unweighted;
+	/* This input is prof-symbolize frames; its header said the counts'
+	 * unit ("# count:"). */
+	bool frames_input, unit_declared;
 	uint64_t period;
 	char *pname;
 	size_t pname_len, pname_cap;
-	char *frames; /* the frame groups' names, leaf first */
+	/* The frame groups' names: the blocked stack's, leaf first, then
+	 * from group nblocked on, the wakers' in output order. */
+	char *frames;
 	size_t frames_len, frames_cap;
 	struct group *groups;
 	size_t ngroups, groups_cap;
+	bool offcpu; /* time blocked: [off-cpu] after the leaf */
+	enum section section;
+	size_t nblocked; /* set when the blocked stack's frames end */
+	bool root_cut;	 /* --skip-after cut the blocked stack: no root */
+	char *waker;	 /* the current waker's name, after its frames */
+	size_t waker_len, waker_cap;
 	char *key;
 	size_t key_cap;
 	char *name; /* a frame's name rewritten before it is tidied */
@@ -49,6 +78,7 @@ struct perf_parser {
 	char *event;
 	size_t event_len;
 	bool event_defaulted;
+	const char *clock; /* the clock event folded with offcpu-time first seen */
 	uint64_t filtered; /* samples of other events */
 	const char *filtered_event_name;
 };
@@ -99,6 +129,7 @@ void perf_parser_free(struct perf_parser *p)
 	free(p->groups);
 	free(p->key);
 	free(p->name);
+	free(p->waker);
 	frame_cache_free(p->cache);
 	free(p);
 }
@@ -109,6 +140,26 @@ static size_t event_base(const char *ev, size_t len)
 	const char *colon = memchr(ev, ':', len);
 
 	return colon ? (size_t)(colon - ev) : len;
+}
+
+static bool is_event(const char *ev, size_t base, const char *name)
+{
+	return base == strlen(name) && memcmp(ev, name, base) == 0;
+}
+
+/* The events whose periods are nanoseconds. */
+static bool is_clock(const char *ev, size_t base)
+{
+	return is_event(ev, base, "cpu-clock") || is_event(ev, base, "task-clock");
+}
+
+/* ev[0..len) is offcpu-time, with or without modifiers (without
+ * event_base(): this is asked of every sample). */
+static bool is_offcpu(const char *ev, size_t len)
+{
+	const size_t n = sizeof(OFFCPU_EVENT) - 1;
+
+	return len >= n && memcmp(ev, OFFCPU_EVENT, n) == 0 && (len == n || ev[n] == ':');
 }
 
 const char *perf_parser_unit(const struct perf_parser *p)
@@ -123,8 +174,7 @@ const char *perf_parser_unit(const struct perf_parser *p)
 	if (!p->event)
 		return "events";
 	base = event_base(p->event, p->event_len);
-	if ((base == 9 && memcmp(p->event, "cpu-clock", 9) == 0) ||
-	    (base == 10 && memcmp(p->event, "task-clock", 10) == 0))
+	if (is_clock(p->event, base) || is_offcpu(p->event, base))
 		return "nanoseconds";
 	/* The event's name, if it is a plain one. */
 	if (!folded_unit_ok(p->event, base))
@@ -132,6 +182,23 @@ const char *perf_parser_unit(const struct perf_parser *p)
 	memcpy(unit, p->event, base);
 	unit[base] = '\0';
 	return unit;
+}
+
+/* Time on the CPU (a clock event's periods) and time off it are both
+ * nanoseconds: by default they fold together, a wall-clock profile
+ * (prof-sample --wall, perf record --off-cpu -e cpu-clock).  Only one
+ * clock event does, as only one event would. */
+static bool wall_partner(struct perf_parser *p, const char *ev, size_t base)
+{
+	size_t first = event_base(p->event, p->event_len);
+
+	if (is_offcpu(ev, base))
+		return is_clock(p->event, first);
+	if (!is_clock(ev, base) || !is_offcpu(p->event, first))
+		return false;
+	if (!p->clock)
+		p->clock = is_event(ev, base, "cpu-clock") ? "cpu-clock" : "task-clock";
+	return is_event(ev, base, p->clock);
 }
 
 static bool event_wanted(struct perf_parser *p, const struct event_line *e)
@@ -157,36 +224,12 @@ static bool event_wanted(struct perf_parser *p, const struct event_line *e)
 	    memcmp(e->event, p->event, base) == 0 &&
 	    (p->event_defaulted || base == p->event_len))
 		return true;
+	if (p->event_defaulted && wall_partner(p, e->event, base))
+		return true;
 	p->filtered++;
 	if (!p->filtered_event_name)
 		p->filtered_event_name = xstrndup(e->event, e->event_len);
 	return false;
-}
-
-static void end_sample(struct perf_parser *p)
-{
-	size_t need, len = 0;
-	bool root = !p->o->no_comm && !p->skip_rest;
-
-	if (!p->in_sample || !p->keep)
-		goto reset;
-	need = p->pname_len + p->frames_len + p->ngroups + 1;
-	p->key = grow(p->key, &p->key_cap, need, 1);
-	if (root) {
-		memcpy(p->key, p->pname, p->pname_len);
-		len = p->pname_len;
-	}
-	for (size_t g = p->ngroups; g-- > 0;) {
-		if (root || g + 1 < p->ngroups)
-			p->key[len++] = ';';
-		memcpy(p->key + len, p->frames + p->groups[g].off, p->groups[g].len);
-		len += p->groups[g].len;
-	}
-	if (root || p->ngroups > 0)
-		agg_add(p->agg, p->key, len, p->period);
-reset:
-	p->in_sample = p->keep = p->skip_rest = p->after_frame = false;
-	p->frames_len = p->ngroups = 0;
 }
 
 static void add_group(struct perf_parser *p, size_t len)
@@ -199,6 +242,79 @@ static void add_group(struct perf_parser *p, size_t len)
 	g->off = p->frames_len;
 	g->len = len;
 	p->frames_len += len;
+}
+
+/* Adds a group of the len bytes at s. */
+static void add_named_group(struct perf_parser *p, const char *s, size_t len)
+{
+	p->frames = grow(p->frames, &p->frames_cap, p->frames_len + len, 1);
+	memcpy(p->frames + p->frames_len, s, len);
+	add_group(p, len);
+}
+
+/* Ends the frames of the blocked stack or of a waker: a waker's name
+ * comes after them, unless --skip-after cut its stack. */
+static void end_section(struct perf_parser *p)
+{
+	if (p->section == SEC_BLOCKED) {
+		p->nblocked = p->ngroups;
+		p->root_cut = p->skip_rest;
+	} else if (p->section == SEC_WAKER && !p->skip_rest) {
+		add_named_group(p, p->waker, p->waker_len);
+	}
+}
+
+/* Appends frame s[0..n) to the stack at key[0..*len), after a ';' unless
+ * it is the first. */
+static void put_frame(char *key, size_t *len, bool *any, const char *s, size_t n)
+{
+	if (*any)
+		key[(*len)++] = ';';
+	*any = true;
+	memcpy(key + *len, s, n);
+	*len += n;
+}
+
+static void end_sample(struct perf_parser *p)
+{
+	size_t need, len = 0;
+	bool any = false;
+
+	if (!p->in_sample || !p->keep)
+		goto reset;
+	end_section(p);
+	need = p->pname_len + p->frames_len + p->ngroups + sizeof(OFFCPU_MARK) + 1;
+	p->key = grow(p->key, &p->key_cap, need, 1);
+	if (!p->o->no_comm && !p->root_cut)
+		put_frame(p->key, &len, &any, p->pname, p->pname_len);
+	for (size_t g = p->nblocked; g-- > 0;)
+		put_frame(p->key, &len, &any, p->frames + p->groups[g].off, p->groups[g].len);
+	if (p->offcpu)
+		put_frame(p->key, &len, &any, OFFCPU_MARK, sizeof(OFFCPU_MARK) - 1);
+	for (size_t g = p->nblocked; g < p->ngroups; g++)
+		put_frame(p->key, &len, &any, p->frames + p->groups[g].off, p->groups[g].len);
+	if (any)
+		agg_add(p->agg, p->key, len, p->period);
+reset:
+	p->in_sample = p->keep = p->skip_rest = p->after_frame = false;
+	p->offcpu = p->root_cut = false;
+	p->section = SEC_BLOCKED;
+	p->frames_len = p->ngroups = 0;
+}
+
+/* Rewrites the last group, a waker's frame, as tidy_waker() says. */
+static void waker_group(struct perf_parser *p)
+{
+	struct group *g = &p->groups[p->ngroups - 1];
+	const char *names = p->frames + g->off;
+	size_t n;
+
+	p->name = grow(p->name, &p->name_cap, tidy_waker_bound(names, g->len), 1);
+	n = tidy_waker(names, g->len, p->name);
+	p->frames = grow(p->frames, &p->frames_cap, g->off + n, 1);
+	memcpy(p->frames + g->off, p->name, n);
+	p->frames_len = g->off + n;
+	g->len = n;
 }
 
 /* The cache key of a frame line (leading white space already skipped):
@@ -283,6 +399,8 @@ static bool add_frame(struct perf_parser *p, const struct frame_line *f,
 		frame_cache_put(p->cache, p->java, key, klen,
 				n ? p->frames + p->frames_len - n : "", n, pieces > 0);
 	}
+	if (pieces > 0 && p->section == SEC_WAKER)
+		waker_group(p);
 	for (size_t i = 0; i < p->o->nskip_after; i++)
 		if (strlen(p->o->skip_after[i]) == flen &&
 		    memcmp(p->o->skip_after[i], f->func, flen) == 0)
@@ -318,13 +436,39 @@ static bool cached_frame(struct perf_parser *p, const char *s, size_t len)
 	p->frames = grow(p->frames, &p->frames_cap, p->frames_len + tlen, 1);
 	memcpy(p->frames + p->frames_len, text, tlen);
 	add_group(p, tlen);
+	if (p->section == SEC_WAKER)
+		waker_group(p);
 	return true;
+}
+
+/* The frame that names the thread of an event or waker line: its name,
+ * with --pid "NAME-PID", with --tid "NAME-PID/TID".  Sets p->java, which
+ * changes how the thread's frames are tidied.  Returns the frame's length
+ * at (*buf)[0], which has room for extra more bytes after it. */
+static size_t thread_frame(struct perf_parser *p, const struct event_line *e, char **buf,
+			   size_t *cap, size_t extra)
+{
+	char *out = *buf = grow(*buf, cap, e->comm_len + e->pid_len + e->tid_len + 2 + extra, 1);
+	size_t len = e->comm_len;
+
+	for (size_t i = 0; i < e->comm_len; i++)
+		out[i] = e->comm[i] == ' ' ? '_' : e->comm[i] == ';' ? ':' : e->comm[i];
+	p->java = e->comm_len == 4 && memcmp(e->comm, "java", 4) == 0;
+	if (p->o->include_pid || p->o->include_tid) {
+		out[len++] = '-';
+		memcpy(out + len, e->pid, e->pid_len);
+		len += e->pid_len;
+	}
+	if (p->o->include_tid) {
+		out[len++] = '/';
+		memcpy(out + len, e->tid, e->tid_len);
+		len += e->tid_len;
+	}
+	return len;
 }
 
 static void start_sample(struct perf_parser *p, const struct event_line *e)
 {
-	size_t need = e->comm_len + e->pid_len + e->tid_len + 2;
-
 	if (p->in_sample)
 		end_sample(p);
 	p->in_sample = true;
@@ -334,26 +478,16 @@ static void start_sample(struct perf_parser *p, const struct event_line *e)
 	p->period = e->period;
 	/* A period of 1 weighs as a sample does (perf's first samples at a
 	 * frequency have it): only a larger one says the counts are in the
-	 * event's unit. */
-	if (!e->has_period || p->frames_input)
-		p->unweighted = true;
-	else if (e->period > 1)
-		p->weighted = true;
-	p->pname = grow(p->pname, &p->pname_cap, need, 1);
-	for (size_t i = 0; i < e->comm_len; i++)
-		p->pname[i] = e->comm[i] == ' ' ? '_' : e->comm[i] == ';' ? ':' : e->comm[i];
-	p->pname_len = e->comm_len;
-	p->java = e->comm_len == 4 && memcmp(e->comm, "java", 4) == 0;
-	if (p->o->include_pid || p->o->include_tid) {
-		p->pname[p->pname_len++] = '-';
-		memcpy(p->pname + p->pname_len, e->pid, e->pid_len);
-		p->pname_len += e->pid_len;
+	 * event's unit.  prof-symbolize frames count samples, unless their
+	 * header said what else (and that was noted). */
+	if (!p->unit_declared) {
+		if (!e->has_period || p->frames_input)
+			p->unweighted = true;
+		else if (e->period > 1)
+			p->weighted = true;
 	}
-	if (p->o->include_tid) {
-		p->pname[p->pname_len++] = '/';
-		memcpy(p->pname + p->pname_len, e->tid, e->tid_len);
-		p->pname_len += e->tid_len;
-	}
+	p->offcpu = is_offcpu(e->event, e->event_len);
+	p->pname_len = thread_frame(p, e, &p->pname, &p->pname_cap, 0);
 	if (e->rest) {
 		struct frame_line f;
 		if (parse_frame_line(e->rest, e->rest_len, &f))
@@ -410,7 +544,8 @@ static void on_srcline(struct perf_parser *p, const char *src, size_t len, bool 
 	g = &p->groups[p->ngroups - 1];
 	if (g->off + g->len != p->frames_len)
 		return;
-	if (inlined && p->o->inline_annotate &&
+	/* A waker's frame is marked _[w] alone. */
+	if (inlined && p->o->inline_annotate && p->section != SEC_WAKER &&
 	    frame_kind_of(p->frames + g->off, g->len, &shown) != KIND_INLINED) {
 		p->frames = grow(p->frames, &p->frames_cap, p->frames_len + FRAME_KIND_SUFFIX_LEN, 1);
 		size_t n = frame_kind_put(p->frames + p->frames_len, KIND_INLINED);
@@ -426,6 +561,52 @@ static void on_srcline(struct perf_parser *p, const char *src, size_t len, bool 
 	g->len += len + 1;
 }
 
+/* A waker line: the frame lines after it are those of the thread that
+ * woke the blocked one (or the previous waker) when it did, leaf first.
+ * Returns false when its name is too long to fold. */
+static bool on_waker(struct perf_parser *p, const struct event_line *w)
+{
+	p->after_frame = false;
+	if (!p->keep || p->section == SEC_CUT)
+		return true;
+	if (p->frames_len + w->comm_len + w->pid_len + w->tid_len > STACK_MAX_BYTES)
+		return false;
+	end_section(p);
+	add_named_group(p, WAKER_SEP, sizeof(WAKER_SEP) - 1);
+	p->waker_len = thread_frame(p, w, &p->waker, &p->waker_cap, FRAME_KIND_SUFFIX_LEN);
+	p->waker_len += frame_kind_put(p->waker + p->waker_len, KIND_WAKER);
+	p->section = SEC_WAKER;
+	p->skip_rest = false;
+	return true;
+}
+
+/* A waker line that cannot be read: whose frames follow is unknown, so
+ * the sample keeps the stacks before it and drops the rest. */
+static void cut_wakers(struct perf_parser *p)
+{
+	p->after_frame = false;
+	if (!p->keep || p->section == SEC_CUT)
+		return;
+	end_section(p);
+	p->section = SEC_CUT;
+	p->skip_rest = true;
+}
+
+/* The comment after the frames header, "# count: UNIT": what this input's
+ * counts are. */
+static void declared_unit(struct perf_parser *p, const char *s, size_t len)
+{
+	struct folded_line l;
+	char unit[FOLDED_UNIT_MAX + 1];
+
+	if (folded_parse(s, len, 1, &l) != FOLDED_COMMENT || !l.unit)
+		return;
+	memcpy(unit, l.unit, l.unit_len);
+	unit[l.unit_len] = '\0';
+	agg_note_unit(p->agg, unit);
+	p->unit_declared = true;
+}
+
 uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 {
 	struct fold_diag d = { .name = r->name };
@@ -434,7 +615,9 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 	const char *s, *src = NULL;
 	size_t len, slen;
 	bool inlined;
-	uint64_t sat = p->agg->saturated, nt = p->agg->not_text;
+	uint64_t sat = p->agg->saturated, nt = p->agg->not_text, header = 0;
+
+	p->frames_input = p->unit_declared = false;
 
 	while ((s = lr_next(r, &len)) != NULL) {
 		size_t i = 0;
@@ -454,9 +637,14 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 			continue;
 		}
 		if (s[0] == '#') {
-			/* prof-symbolize's count column is samples. */
-			if (frames_header_parse(s, len) != FRAMES_HEADER_NONE)
+			/* prof-symbolize's count column is samples, unless
+			 * the line after its header says what else. */
+			if (frames_header_parse(s, len) != FRAMES_HEADER_NONE) {
 				p->frames_input = true;
+				header = r->lineno;
+			} else if (header && r->lineno == header + 1) {
+				declared_unit(p, s, len);
+			}
 			continue;
 		}
 		if (p->in_sample && p->after_frame && srcline(s, len, &src, &slen, &inlined)) {
@@ -488,18 +676,35 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 			    parse_frame_line_nodso(s + i, len - i, &f)) {
 				if (!on_frame(p, &f, s + i, len - i))
 					diag_bad_line(&d, p->o, r->lineno, TOO_LONG);
-			} else
-				diag_bad_line(&d, p->o, r->lineno,
-					      "unrecognized frame line");
+				continue;
+			}
+			/* No frame line starts with '-'. */
+			switch (parse_waker_line(s + i, len - i, &e)) {
+			case WAKER_LINE:
+				if (on_waker(p, &e))
+					break;
+				cut_wakers(p);
+				diag_bad_line(&d, p->o, r->lineno, TOO_LONG);
+				break;
+			case WAKER_MALFORMED:
+				cut_wakers(p);
+				diag_bad_line(&d, p->o, r->lineno, "malformed waker line");
+				break;
+			case WAKER_NONE:
+				diag_bad_line(&d, p->o, r->lineno, "unrecognized frame line");
+				break;
+			}
 			continue;
 		}
 		/* An indented line outside a sample: an indented event line,
-		 * or a frame whose event line is missing. */
+		 * or a frame or waker line whose event line is missing. */
 		if (parse_event_line(s + i, len - i, &e)) {
 			if (e.period_saturated)
 				diag_saturated(&d, r->lineno);
 			start_sample(p, &e);
 		}
+		else if (parse_waker_line(s + i, len - i, &e) != WAKER_NONE)
+			diag_bad_line(&d, p->o, r->lineno, "waker line outside a sample");
 		else
 			diag_bad_line(&d, p->o, r->lineno,
 				      parse_frame_line(s, len, &f)

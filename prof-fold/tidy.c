@@ -12,7 +12,10 @@
  *     in Go method names "pkg.(*T).M" and "(anonymous namespace)", and
  *     quotes are removed;
  *   - tidy_java: for the process "java", "Lpkg/Class;" loses its 'L';
- *   - annotations _[k] (kernel module), _[j] (JIT map) with --kernel/--jit.
+ *   - annotations _[k] (kernel module), _[j] (JIT map) with --kernel/--jit;
+ *   - a waker's frames are marked _[w] alone: FlameGraph reads one
+ *     annotation per frame, and that a frame ran in the waker says more
+ *     than that it was kernel or inlined code.
  *
  * Differences from the Perl tool, each a fix of a plain bug (see the man
  * page): argument lists are found outside template brackets, so
@@ -432,4 +435,33 @@ size_t tidy_frame(const struct frame_line *f, const char *func, size_t func_len,
 		p = arrow + 2;
 	}
 	return (size_t)(w - out);
+}
+
+size_t tidy_waker_bound(const char *names, size_t len)
+{
+	size_t bound = len + FRAME_KIND_SUFFIX_LEN;
+
+	for (const char *q = names; (q = memchr(q, ';', len - (size_t)(q - names))) != NULL; q++)
+		bound += FRAME_KIND_SUFFIX_LEN;
+	return bound;
+}
+
+size_t tidy_waker(const char *names, size_t len, char *out)
+{
+	const char *end = names + len;
+	char *w = out;
+
+	for (;;) {
+		const char *semi = memrchr(names, ';', (size_t)(end - names));
+		const char *piece = semi ? semi + 1 : names;
+		size_t shown;
+
+		frame_kind_of(piece, (size_t)(end - piece), &shown);
+		w = put(w, piece, shown);
+		w += frame_kind_put(w, KIND_WAKER);
+		if (!semi)
+			return (size_t)(w - out);
+		*w++ = ';';
+		end = semi;
+	}
 }

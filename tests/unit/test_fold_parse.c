@@ -74,6 +74,38 @@ TEST(event_line_quirks)
 	CHECK(!EV(""));
 }
 
+#define WK(line) parse_waker_line(line, strlen(line), &e)
+
+TEST(waker_line)
+{
+	struct event_line e;
+
+	CHECK_INT(WK("-- woken by writer 600/601"), WAKER_LINE);
+	CHECK_STR(str(e.comm, e.comm_len), "writer");
+	CHECK_STR(str(e.pid, e.pid_len), "600");
+	CHECK_STR(str(e.tid, e.tid_len), "601");
+	CHECK(e.event == NULL);
+	/* A name with spaces, even digits: PID/TID is the last field. */
+	CHECK_INT(WK("-- woken by V8 Worker 2 12/13  "), WAKER_LINE);
+	CHECK_STR(str(e.comm, e.comm_len), "V8 Worker 2");
+	CHECK_STR(str(e.tid, e.tid_len), "13");
+	CHECK_INT(WK("-- woken by swapper/1 0/0"), WAKER_LINE);
+	CHECK_STR(str(e.comm, e.comm_len), "swapper/1");
+	CHECK_INT(WK("-- woken by"), WAKER_MALFORMED);
+	CHECK_INT(WK("-- woken by "), WAKER_MALFORMED);
+	CHECK_INT(WK("-- woken by 1/2"), WAKER_MALFORMED);
+	CHECK_INT(WK("-- woken by w"), WAKER_MALFORMED);
+	CHECK_INT(WK("-- woken by w 12"), WAKER_MALFORMED);
+	CHECK_INT(WK("-- woken by w 12/"), WAKER_MALFORMED);
+	CHECK_INT(WK("-- woken by w /12"), WAKER_MALFORMED);
+	CHECK_INT(WK("-- woken by w 1/2/3"), WAKER_MALFORMED);
+	CHECK_INT(WK("-- woken by w 1x/2"), WAKER_MALFORMED);
+	CHECK_INT(WK("-- woken byw 1/2"), WAKER_MALFORMED);
+	CHECK_INT(WK("ffffffff81000000 f (/x)"), WAKER_NONE);
+	CHECK_INT(WK("-- woke"), WAKER_NONE);
+	CHECK_INT(WK(""), WAKER_NONE);
+}
+
 #define FR(line) parse_frame_line(line, strlen(line), &f)
 
 TEST(frame_line)
@@ -180,6 +212,30 @@ TEST(tidy_frame)
 	CHECK_STR(tidy("\t1 a-> (/x)", false, &o), "a");
 	CHECK_STR(tidy("\t1 f+0x1f ([kernel.kallsyms])", false, &all), "f_[k]");
 	CHECK_STR(tidy("\t1 [unknown] ([kernel.kallsyms])", false, &o), "[[kernel.kallsyms]]");
+}
+
+static char *waker(const char *names)
+{
+	static char out[256];
+	size_t len = strlen(names);
+
+	CHECK(tidy_waker_bound(names, len) < sizeof(out));
+	out[tidy_waker(names, len, out)] = '\0';
+	return out;
+}
+
+TEST(tidy_waker)
+{
+	CHECK_STR(waker("f"), "f_[w]");
+	CHECK_STR(waker(""), "_[w]");
+	/* One annotation per frame: _[w] replaces the others. */
+	CHECK_STR(waker("f_[k]"), "f_[w]");
+	CHECK_STR(waker("f_[w]"), "f_[w]");
+	CHECK_STR(waker("f_[x]"), "f_[x]_[w]");
+	/* Java's inlined pieces, caller first, become leaf first. */
+	CHECK_STR(waker("a;b_[i];c_[i]"), "c_[w];b_[w];a_[w]");
+	CHECK_STR(waker(";a_[i]"), "a_[w];_[w]");
+	CHECK_INT(tidy_waker_bound("a;b;c", 5), 5 + 3 * 4);
 }
 
 TEST(detect)
