@@ -648,7 +648,9 @@ int BPF_PROG(offcpu_waking, struct task_struct *p)
 	c->wakers[0].kstack = kernel_stacks ? store_stack(ctx, &held_stacks, true, PROF_LOST_WSTACK, SLOT_TP) : 0;
 	c->wakers[0].ustack = user_stacks ? store_stack(ctx, &held_stacks, false, PROF_LOST_WSTACK, SLOT_TP) : 0;
 	c->n = 1;
-	mine = wakeup_depth > 1 ? bpf_task_storage_get(&wake_chains, me, 0, 0) : NULL;
+	/* The waker's own chain: followed up to the depth, and counted as
+	 * cut beyond it (at depth 1, only a target waker has one). */
+	mine = bpf_task_storage_get(&wake_chains, me, 0, 0);
 	if (mine) {
 		for (__u32 i = 0; i + 1 < PROF_MAX_WAKERS; i++) {
 			if (i >= mine->n || i + 1 >= wakeup_depth)
