@@ -9,6 +9,7 @@
 
 #include "ascii.h"
 #include "fold.h"
+#include "offcpu_words.h"
 
 /* period * 10 + digit, kept at UINT64_MAX past it. */
 static void add_digit(struct event_line *e, char c)
@@ -188,7 +189,7 @@ next:
  */
 enum waker_kind parse_waker_line(const char *s, size_t len, struct event_line *w)
 {
-	static const char prefix[] = "-- woken by";
+	static const char prefix[] = WAKER_LINE_START;
 	const size_t n = sizeof(prefix) - 1;
 	size_t end = len, t, slash, c, i = n;
 

@@ -21,6 +21,7 @@
 
 #include "ascii.h"
 #include "diag.h"
+#include "offcpu_words.h"
 #include "fold.h"
 #include "folded.h"
 #include "frame_kind.h"
@@ -37,9 +38,6 @@ enum section {
 	SEC_CUT,     /* none: a waker line was malformed, the rest is dropped */
 };
 
-#define OFFCPU_EVENT "offcpu-time"
-#define OFFCPU_MARK  "[off-cpu]"
-#define WAKER_SEP    "--"
 
 struct perf_parser {
 	const struct fold_opts *o;
@@ -157,9 +155,9 @@ static bool is_clock(const char *ev, size_t base)
  * event_base(): this is asked of every sample). */
 static bool is_offcpu(const char *ev, size_t len)
 {
-	const size_t n = sizeof(OFFCPU_EVENT) - 1;
+	const size_t n = sizeof(EVENT_OFF_CPU) - 1;
 
-	return len >= n && memcmp(ev, OFFCPU_EVENT, n) == 0 && (len == n || ev[n] == ':');
+	return len >= n && memcmp(ev, EVENT_OFF_CPU, n) == 0 && (len == n || ev[n] == ':');
 }
 
 const char *perf_parser_unit(const struct perf_parser *p)
@@ -283,14 +281,14 @@ static void end_sample(struct perf_parser *p)
 	if (!p->in_sample || !p->keep)
 		goto reset;
 	end_section(p);
-	need = p->pname_len + p->frames_len + p->ngroups + sizeof(OFFCPU_MARK) + 1;
+	need = p->pname_len + p->frames_len + p->ngroups + sizeof(OFF_CPU_MARKER) + 1;
 	p->key = grow(p->key, &p->key_cap, need, 1);
 	if (!p->o->no_comm && !p->root_cut)
 		put_frame(p->key, &len, &any, p->pname, p->pname_len);
 	for (size_t g = p->nblocked; g-- > 0;)
 		put_frame(p->key, &len, &any, p->frames + p->groups[g].off, p->groups[g].len);
 	if (p->offcpu)
-		put_frame(p->key, &len, &any, OFFCPU_MARK, sizeof(OFFCPU_MARK) - 1);
+		put_frame(p->key, &len, &any, OFF_CPU_MARKER, sizeof(OFF_CPU_MARKER) - 1);
 	for (size_t g = p->nblocked; g < p->ngroups; g++)
 		put_frame(p->key, &len, &any, p->frames + p->groups[g].off, p->groups[g].len);
 	if (any)
@@ -572,7 +570,7 @@ static bool on_waker(struct perf_parser *p, const struct event_line *w)
 	if (p->frames_len + w->comm_len + w->pid_len + w->tid_len > STACK_MAX_BYTES)
 		return false;
 	end_section(p);
-	add_named_group(p, WAKER_SEP, sizeof(WAKER_SEP) - 1);
+	add_named_group(p, WAKER_SEPARATOR, sizeof(WAKER_SEPARATOR) - 1);
 	p->waker_len = thread_frame(p, w, &p->waker, &p->waker_cap, FRAME_KIND_SUFFIX_LEN);
 	p->waker_len += frame_kind_put(p->waker + p->waker_len, KIND_WAKER);
 	p->section = SEC_WAKER;

@@ -10,6 +10,7 @@
 
 #include "clock.h"
 #include "diag.h"
+#include "offcpu_words.h"
 #include "privileges.h"
 #include "proc_maps.h"
 #include "profile.h"
@@ -122,9 +123,9 @@ static void write_info(struct session *s, int ncpus)
 				      .freq = o->freq,
 				      .period = o->period,
 				      .ncpus = (uint32_t)ncpus,
-				      .event = cap_cstr(!o->off_cpu ? "cpu-clock"
-							: o->on_cpu   ? "cpu-clock+offcpu-time"
-								      : "offcpu-time"),
+				      .event = cap_cstr(!o->off_cpu ? EVENT_ON_CPU
+							: o->on_cpu   ? EVENT_WALL
+								      : EVENT_OFF_CPU),
 				      .hostname = cap_cstr(u.nodename),
 				      .release = cap_cstr(u.release),
 				      .boot_id = cap_cstr(boot_id),

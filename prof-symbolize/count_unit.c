@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "offcpu_words.h"
+
 /* Whether the '+'-separated list ev names event. */
 static bool names_event(struct cap_str ev, const char *event)
 {
@@ -22,7 +24,7 @@ static bool names_event(struct cap_str ev, const char *event)
 
 struct count_unit count_unit_of(const struct cap_info *info)
 {
-	struct count_unit u = { names_event(info->event, "offcpu-time"), info->period };
+	struct count_unit u = { names_event(info->event, EVENT_OFF_CPU), info->period };
 
 	/* A frequency above 2 GHz rounds to a period of 0: unknown too. */
 	if (!u.period_ns && info->freq)
@@ -50,3 +52,4 @@ enum count_status count_of(const struct count_unit *u, const struct cap_sample *
 	}
 	return COUNT_OK;
 }
+

@@ -11,6 +11,7 @@
 #include "jit_syms.h"
 #include "perf_map.h"
 #include "diag.h"
+#include "offcpu_words.h"
 #include "frames_header.h"
 
 struct stack {
@@ -522,7 +523,7 @@ static void write_wakers(struct symbolizer *s, const struct cap_sample *smp)
 		const struct cap_waker *w = &smp->waker[i];
 
 		line.len = 0;
-		buf_add(&line, "\t-- woken by ", 13);
+		buf_printf(&line, "\t%s ", WAKER_LINE_START);
 		put_thread(s, &line, w->pid, w->tid);
 		buf_add(&line, "\n", 1);
 		fputs(line.p, s->out);
@@ -562,7 +563,7 @@ static void write_sample(struct symbolizer *s, const struct cap_sample *smp)
 	put_thread(s, &line, smp->pid, smp->tid);
 	buf_printf(&line, " %" PRIu64 ".%06" PRIu64 ": %" PRIu64 " %s:\n",
 		   smp->time_ns / 1000000000u, smp->time_ns % 1000000000u / 1000u, count,
-		   off_cpu ? "offcpu-time" : "cpu-clock");
+		   off_cpu ? EVENT_OFF_CPU : EVENT_ON_CPU);
 	fputs(line.p, s->out);
 	free(line.p);
 	fputs(stack_text(s, smp->pid, smp->kstack, true), s->out);

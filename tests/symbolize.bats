@@ -71,11 +71,11 @@ capture_chain() {
 	[ "$status" -eq 1 ]
 	[[ "$output" =~ ^prof-symbolize:\ $TMP/cut.prof:\ truncated\ record\ \(type\ 8\)\ at\ byte\ [0-9]+ ]]
 	grep -q ' burn_cpu+' "$TMP/frames.txt"
-	# Cut exactly before the END record (8 + 36 bytes), its absence is noticed.
-	head -c $((size - 44)) "$TMP/cap.prof" > "$TMP/cut2.prof"
+	# Cut exactly before the END record (8 + 44 bytes), its absence is noticed.
+	head -c $((size - 52)) "$TMP/cap.prof" > "$TMP/cut2.prof"
 	run prof-symbolize -o /dev/null "$TMP/cut2.prof"
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"no end record at byte $((size - 44)): the capture was cut short" ]]
+	[[ "$output" == *"no end record at byte $((size - 52)): the capture was cut short" ]]
 }
 
 @test "a binary replaced since the capture is refused: its old frames resolve only from the build-id cache" {
