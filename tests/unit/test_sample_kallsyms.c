@@ -44,3 +44,29 @@ TEST(hidden_addresses_are_refused)
 	CHECK(!kallsyms_load(&ks, "/nonexistent/kallsyms"));
 	CHECK_INT(errno, ENOENT);
 }
+
+/* A stack taken in a scheduler tracepoint starts with the BPF program and
+ * the tracepoint's dispatch, which are not what the thread was doing. */
+TEST(tracing_frames_are_counted_from_the_leaf)
+{
+	struct kallsyms ks;
+	const char *path = tmp_file("ffffffffc0026000 t bpf_prog_8040_offcpu_switch\t[bpf]\n"
+			       "ffffffff814ca000 T bpf_trace_run4\n"
+			       "ffffffff814cb000 T __bpf_trace_sched_switch\n"
+			       "ffffffff82265000 t __schedule\n"
+			       "ffffffff82266000 T schedule\n");
+	const uint64_t full[] = { 0xffffffffc00263c0ull, 0xffffffff814ca5ddull,
+				  0xffffffff814cb010ull, 0xffffffff82265ec8ull,
+				  0xffffffff82266833ull, 0xffffffff814ca5ddull };
+	const uint64_t plain[] = { 0xffffffff82265ec8ull, 0xffffffff814ca5ddull };
+
+	CHECK(path != NULL);
+	CHECK(kallsyms_load(&ks, path));
+	unlink(path);
+	CHECK_INT(kallsyms_tracing_frames(&ks, full, 6), 3);
+	/* Only leading ones: bpf_trace_run4 deeper down stays. */
+	CHECK_INT(kallsyms_tracing_frames(&ks, plain, 2), 0);
+	CHECK_INT(kallsyms_tracing_frames(&ks, full, 2), 2);
+	CHECK_INT(kallsyms_tracing_frames(&ks, full, 0), 0);
+	kallsyms_free(&ks);
+}
