@@ -67,6 +67,11 @@ static int resolve(int pal, const char *s, size_t len)
 	size_t shown;
 	enum frame_kind kind = frame_kind_of(s, len, &shown);
 
+	/* Waker frames stand for another thread's stack, not for time it
+	 * ran: in the palettes with a legend they have a colour of their own,
+	 * which no other kind there takes. */
+	if (kind == KIND_WAKER && palette_uses_kinds(pal))
+		return PAL_YELLOW;
 	switch (pal) {
 	case PAL_HOT:
 		if (kind == KIND_KERNEL)

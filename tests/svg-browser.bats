@@ -117,11 +117,12 @@ setup() {
 }
 
 @test "frames are drawn in the colour of their kind's legend entry (hot, js and java palettes)" {
-	# Kernel, JIT (with and without a source path), inlined and user
-	# frames, many names each so the hash spans each palette's range.
+	# Kernel, JIT (with and without a source path), inlined, waker and
+	# user frames, many names each so the hash spans each palette's range.
 	awk 'BEGIN { for (i = 0; i < 40; i++) printf "proc;u_main;u_f%d;k_sys_%d_[k];k_vfs_%d_[k] %d\n", i, i, i, i + 1
 		for (i = 0; i < 20; i++) printf "proc;u_main;j_LazyCompile:*fib%d /x.js:3_[j];j_JS:*h%d [eval]:1_[j] 3\n", i, i
-		for (i = 0; i < 20; i++) printf "proc;u_main;u_w%d;i_inl%d_[i] 2\n", i, i }' > "$TMP/kinds.folded"
+		for (i = 0; i < 20; i++) printf "proc;u_main;u_w%d;i_inl%d_[i] 2\n", i, i
+		for (i = 0; i < 20; i++) printf "proc;u_main;--;w_wake%d_[w];w_Ljava/Waker.run%d_[w] 2\n", i, i }' > "$TMP/kinds.folded"
 	for pal in hot js java; do
 		prof-svg --colors "$pal" -o "$TMP/$pal.svg" "$TMP/kinds.folded"
 		run node "$CHECK" legend "$TMP/$pal.svg"

@@ -314,9 +314,9 @@ const checks = {
 		}
 	},
 
-	// legend FILE: every frame whose name starts with k_, j_, i_ or u_
-	// (kernel, JIT, inlined, user) is drawn nearer, in RGB, to its kind's
-	// legend swatch than to any other, as a reader would match them.
+	// legend FILE: every frame whose name starts with k_, j_, i_, w_ or u_
+	// (kernel, JIT, inlined, waker, user) is drawn nearer, in RGB, to its
+	// kind's legend swatch than to any other, as a reader would match them.
 	async legend(file) {
 		const b = await open(file);
 		try {
@@ -331,7 +331,7 @@ const checks = {
 				}));
 				return { sw, frames };
 			});
-			const kinds = { k_: 'kernel', j_: 'JIT', i_: 'inlined', u_: 'user' };
+			const kinds = { k_: 'kernel', j_: 'JIT', i_: 'inlined', w_: 'waker', u_: 'user' };
 			const dist = (a, c) => Math.hypot(a[0] - c[0], a[1] - c[1], a[2] - c[2]);
 			let n = 0;
 			for (const f of drawn.frames) {

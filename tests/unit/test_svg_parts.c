@@ -179,6 +179,16 @@ TEST(colours)
 	CHECK(palette_parse_rgb("rgb(1,22,255)", 13, &c) && c.r == 1 && c.g == 22 && c.b == 255);
 	CHECK(!palette_parse_rgb("rgb(1,22,256)", 13, &c));
 	CHECK(!palette_parse_rgb("invalid(244,125,43)", 19, &c));
+	/* Waker frames, in the palettes with a legend, are yellow as their
+	 * legend entry, in the others as before. */
+	for (int pal = PAL_HOT; pal < PAL_COUNT; pal++) {
+		struct rgb w = palette_frame_color(pal, HASH_NAME, "pipe_write_[w]", 14, true);
+		struct rgb s = palette_kind_color(pal, KIND_WAKER);
+		if (palette_uses_kinds(pal))
+			CHECK(w.r == w.g && w.r >= 175 && w.b <= 70 && s.r == 202 && s.b == 60);
+		else if (pal == PAL_CHAIN)
+			CHECK(w.g == w.b && w.g >= 165 && w.r <= 110); /* aqua */
+	}
 }
 
 TEST(attribute_sanitising)
