@@ -7,6 +7,7 @@
 
 #include "diag.h"
 #include "frame_kind.h"
+#include "time_text.h"
 #include "xml_text.h"
 
 #define XPAD 10.0
@@ -276,10 +277,15 @@ static void put_info(const struct writer *w, struct frame_tree *t, uint32_t i,
 	double count = t->nodes[i].count;
 	char num[64];
 
-	svg_format_count(num, sizeof(num), count * o->factor);
 	xml_put(w->f, shown, shown_len);
-	fprintf(w->f, " (%s ", num);
-	xml_puts(w->f, o->countname);
+	if (o->ns_per_count > 0) {
+		time_format(num, sizeof(num), count * o->ns_per_count);
+		fprintf(w->f, " (%s", num);
+	} else {
+		svg_format_count(num, sizeof(num), count * o->factor);
+		fprintf(w->f, " (%s ", num);
+		xml_puts(w->f, o->countname);
+	}
 	fprintf(w->f, ", %.2f%%", 100 * count / w->L->timemax);
 	if (t->before) {
 		double delta = count - t->before[i];
@@ -363,10 +369,13 @@ static void put_config(FILE *f, const struct svg_opts *o, const struct layout *L
 	fprintf(f,
 		"<script type=\"text/ecmascript\"><![CDATA[\n"
 		"var fgConf = { xpad: %g, width: %.15g, total: %.17g, fontsize: %g, "
-		"fontwidth: %g, inverted: %s, diff: %s };\n"
-		"]]></script>\n",
+		"fontwidth: %g, inverted: %s, diff: %s",
 		XPAD, L->width, L->timemax, o->fontsize, o->fontwidth,
 		o->inverted ? "true" : "false", L->maxdelta > 0 ? "true" : "false");
+	/* Counts that are times: the nanoseconds in one, for search totals. */
+	if (o->ns_per_count > 0)
+		fprintf(f, ", ns: %.17g", o->ns_per_count);
+	fputs(" };\n]]></script>\n", f);
 }
 
 void svg_write(FILE *f, struct frame_tree *t, const struct svg_opts *o)

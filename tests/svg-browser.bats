@@ -130,3 +130,19 @@ setup() {
 		[ "$status" -eq 0 ]
 	done
 }
+
+@test "a graph of times: a frame's details and the search totals are times" {
+	prof-svg -o "$TMP/w.svg" "$FIX/wall.folded"
+	run node "$CHECK" details "$TMP/w.svg" schedule 'Function: schedule (1.52 s, 97.12%)'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run node "$CHECK" details "$TMP/w.svg" sleep 'Function: sleep (850 us, 0.05%)'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run node "$CHECK" search "$TMP/w.svg" '^sleep$' 0.18 2 '2.85 ms'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run node "$CHECK" search "$TMP/w.svg" '^schedule$' 97.12 1 '1.52 s'
+	echo "$output"
+	[ "$status" -eq 0 ]
+}

@@ -163,9 +163,10 @@ const checks = {
 		}
 	},
 
-	// search FILE REGEX PCT COUNT: Ctrl-F and a regex highlight COUNT
-	// frames and report "Matched: PCT%"; Esc clears.
-	async search(file, regex, pct, count) {
+	// search FILE REGEX PCT COUNT [TIME]: Ctrl-F and a regex highlight
+	// COUNT frames and report "Matched: PCT%", or "Matched: PCT% (TIME)"
+	// in a graph of times; Esc clears.
+	async search(file, regex, pct, count, time) {
 		const b = await open(file);
 		try {
 			b.page.promptAnswer = regex;
@@ -173,7 +174,8 @@ const checks = {
 			await b.page.keyboard.press('Control+f');
 			await b.page.waitForFunction(() => document.getElementById('matched').textContent.trim() !== '');
 			const got = await b.page.textContent('#matched');
-			expect(got === `Matched: ${pct}%`, `matched text "${got}", want "Matched: ${pct}%"`);
+			const want = `Matched: ${pct}%` + (time ? ` (${time})` : '');
+			expect(got === want, `matched text "${got}", want "${want}"`);
 			const n = await b.page.locator('#frames > g.match').count();
 			expect(n === +count, `${n} frames highlighted, want ${count}`);
 			const fill = await b.page.evaluate(() => {
@@ -191,6 +193,27 @@ const checks = {
 			expect((await b.page.textContent('#matched')).trim() === '', 'Esc left the matched text');
 			expect(b.dialogs.length === 1 && b.dialogs[0].startsWith('prompt:'),
 				'dialogs: ' + b.dialogs.join('; '));
+			expect(b.errors.length === 0, 'page errors: ' + b.errors.join('; '));
+		} finally {
+			await b.close();
+		}
+	},
+
+	// details FILE NAME WANT: hovering the first frame named NAME shows
+	// WANT in the details line, and leaving it clears the line.
+	async details(file, name, want) {
+		const b = await open(file);
+		try {
+			const i = findFrame(await frames(b.page), name);
+			if (!expect(i >= 0, `no frame named ${name}`)) return;
+			const rect = b.page.locator('#frames > g').nth(i).locator('rect');
+			await rect.hover({ force: true });
+			const got = await b.page.textContent('#details');
+			expect(got === want, `details "${got}", want "${want}"`);
+			const fill = await rect.evaluate((r) => getComputedStyle(r).fill);
+			console.log(`# hovered ${name} (${fill}): "${got}"`);
+			await b.page.mouse.move(1, 1);
+			expect((await b.page.textContent('#details')).trim() === '', 'the details line was not cleared');
 			expect(b.errors.length === 0, 'page errors: ' + b.errors.join('; '));
 		} finally {
 			await b.close();

@@ -1,5 +1,5 @@
 /* Unit tests of prof-svg's parts: line parsing, the frame tree, escaping,
- * count formatting, colours and attribute sanitising. */
+ * count and time formatting, colours and attribute sanitising. */
 #include "unit.h"
 
 #include <stdint.h>
@@ -9,6 +9,7 @@
 #include "name_attr.h"
 #include "palette.h"
 #include "svg_write.h"
+#include "time_text.h"
 #include "xml_text.h"
 
 static char *escaped(const char *s, size_t len)
@@ -151,6 +152,44 @@ TEST(count_format)
 	CHECK_STR(b, "1,234.5");
 	svg_format_count(b, sizeof(b), 0);
 	CHECK_STR(b, "0");
+}
+
+static const char *time_text(double ns)
+{
+	static char b[64];
+
+	time_format(b, sizeof(b), ns);
+	return b;
+}
+
+TEST(time_format)
+{
+	CHECK(time_unit_ns("nanoseconds") == 1 && time_unit_ns("ns") == 1);
+	CHECK(time_unit_ns("microseconds") == 1e3 && time_unit_ns("us") == 1e3);
+	CHECK(time_unit_ns("milliseconds") == 1e6 && time_unit_ns("ms") == 1e6);
+	CHECK(time_unit_ns("seconds") == 1e9 && time_unit_ns("s") == 1e9);
+	CHECK(time_unit_ns("samples") == 0 && time_unit_ns("cycles") == 0);
+	CHECK(time_unit_ns("Seconds") == 0 && time_unit_ns("") == 0);
+	CHECK_STR(time_text(420), "420 ns");
+	CHECK_STR(time_text(850000), "850 us");
+	CHECK_STR(time_text(12.3e6), "12.3 ms");
+	CHECK_STR(time_text(1.52e9), "1.52 s");
+	CHECK_STR(time_text(1.5e9), "1.5 s");
+	CHECK_STR(time_text(2e9), "2 s");
+	CHECK_STR(time_text(5), "5 ns");
+	CHECK_STR(time_text(0.5), "0.5 ns");
+	CHECK_STR(time_text(0.001), "0 ns");
+	CHECK_STR(time_text(0), "0 s");
+	/* rounded to 3 digits first: the unit follows */
+	CHECK_STR(time_text(999.4), "999 ns");
+	CHECK_STR(time_text(999.7), "1 us");
+	CHECK_STR(time_text(9996), "10 us");
+	CHECK_STR(time_text(99960), "100 us");
+	CHECK_STR(time_text(1.125e9), "1.13 s"); /* halves away from zero */
+	CHECK_STR(time_text(1.05e6), "1.05 ms");
+	CHECK_STR(time_text(999.6e9), "1000 s");
+	CHECK_STR(time_text(3.6e12), "3600 s");
+	CHECK_STR(time_text(1234.4e9), "1234 s");
 }
 
 TEST(colours)
