@@ -131,18 +131,26 @@ setup() {
 	done
 }
 
-@test "a graph of times: a frame's details and the search totals are times" {
+@test "a graph of times: a blocked frame's details and search totals are times; the legends are clear of the rest" {
 	prof-svg -o "$TMP/w.svg" "$FIX/wall.folded"
 	run node "$CHECK" details "$TMP/w.svg" schedule 'Function: schedule (1.52 s, 97.12%)'
 	echo "$output"
 	[ "$status" -eq 0 ]
+	[[ "$output" == *"hovered schedule (rgb(99, 99, 221))"* ]]
 	run node "$CHECK" details "$TMP/w.svg" sleep 'Function: sleep (850 us, 0.05%)'
 	echo "$output"
 	[ "$status" -eq 0 ]
+	# both sleep frames, the blocked one and the one that ran
 	run node "$CHECK" search "$TMP/w.svg" '^sleep$' 0.18 2 '2.85 ms'
 	echo "$output"
 	[ "$status" -eq 0 ]
 	run node "$CHECK" search "$TMP/w.svg" '^schedule$' 97.12 1 '1.52 s'
 	echo "$output"
 	[ "$status" -eq 0 ]
+	for opts in "" "--width 400" "--inverted --subtitle s"; do
+		prof-svg $opts -o "$TMP/l.svg" "$FIX/wall.folded"
+		run node "$CHECK" legends "$TMP/l.svg"
+		echo "$opts: $output"
+		[ "$status" -eq 0 ]
+	done
 }

@@ -220,6 +220,39 @@ const checks = {
 		}
 	},
 
+	// legends FILE: the legends, as the browser draws their text, stay
+	// inside the margins and clear of the titles, the buttons (Reset Zoom
+	// shown) and every frame.
+	async legends(file) {
+		const b = await open(file);
+		try {
+			await b.page.evaluate(() => document.getElementById('unzoom').classList.remove('hide'));
+			const r = await b.page.evaluate(() => {
+				const box = (el) => { const q = el.getBoundingClientRect(); return { l: q.left, r: q.right, t: q.top, b: q.bottom }; };
+				const get = (sel) => Array.from(document.querySelectorAll(sel)).map(box);
+				return {
+					W: +document.documentElement.getAttribute('width'), xpad: window.fgConf.xpad,
+					legends: get('#legend > *, #offcpu-legend > *'),
+					others: get('#title, #subtitle, #unzoom, #search, #ignorecase, #frames rect'),
+				};
+			});
+			const meet = (p, q) => p.l < q.r && q.l < p.r && p.t < q.b && q.t < p.b;
+			let n = 0;
+			for (const e of r.legends) {
+				n++;
+				expect(e.l >= r.xpad - 0.01 && e.r <= r.W - r.xpad + 0.01,
+					`legend element at ${e.l.toFixed(1)}..${e.r.toFixed(1)} outside ${r.xpad}..${r.W - r.xpad}`);
+				for (const o of r.others)
+					expect(!meet(e, o), `legend element ${JSON.stringify(e)} meets ${JSON.stringify(o)}`);
+			}
+			console.log(`# ${n} legend elements clear of ${r.others.length} others`);
+			expect(n >= 6, 'too few legend elements');
+			expect(b.errors.length === 0, 'page errors: ' + b.errors.join('; '));
+		} finally {
+			await b.close();
+		}
+	},
+
 	// link FILE QUERY: a page opened with a search in its link that would
 	// backtrack without end on the graph's names loads, and says the
 	// pattern was matched as text; WANT is the matched share it shows.

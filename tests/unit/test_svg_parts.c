@@ -113,6 +113,85 @@ TEST(tree_reverse_and_chart)
 	ft_free(t);
 }
 
+/* The node at path "a;b;c" from the root, or FT_NONE. */
+static uint32_t node_at(const struct frame_tree *t, const char *path)
+{
+	uint32_t i = 0;
+
+	for (const char *p = path; i != FT_NONE && *p;) {
+		size_t n = strcspn(p, ";"), len;
+		uint32_t c;
+		for (c = t->nodes[i].child; c != FT_NONE; c = t->nodes[c].sibling) {
+			const char *name = ft_name(t, c, &len);
+			if (len == n && !memcmp(name, p, n))
+				break;
+		}
+		i = c;
+		p += n + (p[n] == ';');
+	}
+	return i;
+}
+
+static bool blocked_at(const struct frame_tree *t, const char *path)
+{
+	uint32_t i = node_at(t, path);
+
+	CHECK(i != FT_NONE);
+	return i != FT_NONE && ft_blocked(t, i);
+}
+
+TEST(tree_blocked_time)
+{
+	struct frame_tree *t = ft_new(false, false);
+
+	CHECK(!blocked_at(t, ""));
+	/* Sorted, as prof-fold writes it: the second and third stacks share
+	 * the first's marker, the fourth only frames above it. */
+	ft_add(t, "a;b;[off-cpu]", 13, false, 0.1, 0);
+	ft_add(t, "a;b;[off-cpu];--;w_[w]", 22, false, 0.2, 0);
+	ft_add(t, "a;b;[off-cpu];--;w_[w];x_[w]", 28, false, 0.3, 0);
+	ft_add(t, "a;b;c", 5, false, 4, 0);
+	ft_add(t, "a;d;[off-cpu]", 13, false, 5, 0);
+	ft_add(t, "e;[off-cpu];[off-cpu]", 21, false, 6, 0);
+	CHECK(blocked_at(t, "a;b;[off-cpu]"));
+	CHECK(!blocked_at(t, "a;b;[off-cpu];--"));
+	CHECK(!blocked_at(t, "a;b;[off-cpu];--;w_[w]"));
+	CHECK(!blocked_at(t, "a;b")); /* c ran */
+	CHECK(!blocked_at(t, "a;b;c"));
+	CHECK(!blocked_at(t, "a"));
+	CHECK(!blocked_at(t, ""));
+	CHECK(blocked_at(t, "a;d"));
+	CHECK(blocked_at(t, "a;d;[off-cpu]"));
+	CHECK(blocked_at(t, "e"));
+	CHECK(blocked_at(t, "e;[off-cpu]"));
+	CHECK(!blocked_at(t, "e;[off-cpu];[off-cpu]")); /* past the first */
+	/* 0.1 + 0.2 + 0.3 is no exact sum: the two sums are equal anyway */
+	CHECK(t->blocked[node_at(t, "a;b;[off-cpu]")] == t->nodes[node_at(t, "a;b;[off-cpu]")].count);
+	ft_free(t);
+
+	/* Reversed, the blocked thread's frames come after the marker. */
+	t = ft_new(false, false);
+	ft_add(t, "a;b;[off-cpu];--;w_[w]", 22, true, 2, 0);
+	ft_add(t, "a;b", 3, true, 1, 0);
+	ft_add(t, "z;[off-cpu]", 11, true, 1, 0);
+	CHECK(!blocked_at(t, "w_[w]"));
+	CHECK(!blocked_at(t, "w_[w];--"));
+	CHECK(blocked_at(t, "w_[w];--;[off-cpu]"));
+	CHECK(blocked_at(t, "w_[w];--;[off-cpu];b;a"));
+	CHECK(!blocked_at(t, "b"));
+	CHECK(blocked_at(t, "[off-cpu]"));
+	CHECK(blocked_at(t, "[off-cpu];z"));
+	ft_free(t);
+
+	/* Without a marker nothing is allocated. */
+	t = ft_new(true, false);
+	ft_add(t, "a;b", 3, false, 1, 0);
+	CHECK(t->blocked == NULL);
+	ft_add(t, "a;[off-cpu]", 11, false, 1, 0);
+	CHECK(blocked_at(t, "a;[off-cpu]"));
+	ft_free(t);
+}
+
 TEST(escaping)
 {
 	CHECK_STR(escaped("a<b>&\"'", 7), "a&lt;b&gt;&amp;&quot;&#39;");
@@ -218,8 +297,12 @@ TEST(colours)
 	CHECK(palette_parse_rgb("rgb(1,22,255)", 13, &c) && c.r == 1 && c.g == 22 && c.b == 255);
 	CHECK(!palette_parse_rgb("rgb(1,22,256)", 13, &c));
 	CHECK(!palette_parse_rgb("invalid(244,125,43)", 19, &c));
-	/* Waker frames, in the palettes with a legend, are yellow as their
-	 * legend entry, in the others as before. */
+	/* Blocked time is blue; waker frames, in the palettes with a legend,
+	 * yellow as their legend entry, in the others as before. */
+	c = palette_blocked_color(HASH_NAME, "schedule_[k]", 12);
+	CHECK(c.r == c.g && c.r >= 80 && c.r <= 140 && c.b >= 205);
+	c = palette_blocked_swatch();
+	CHECK(c.r == 110 && c.g == 110 && c.b == 230);
 	for (int pal = PAL_HOT; pal < PAL_COUNT; pal++) {
 		struct rgb w = palette_frame_color(pal, HASH_NAME, "pipe_write_[w]", 14, true);
 		struct rgb s = palette_kind_color(pal, KIND_WAKER);
