@@ -43,6 +43,26 @@ function nameOf(i) {
 	return n;
 }
 
+/*
+ * A time of ns nanoseconds, as prof-svg writes the titles' (time_text.c,
+ * the same computation): 3 significant digits without trailing zeros, in
+ * the unit that keeps 1 to 3 digits before the point, or whole seconds.
+ */
+function fmtTime(ns) {
+	var units = ["ns", "us", "ms", "s"], scale = [1, 10, 100], v = ns, n = 0, u, d;
+	if (!(v > 0)) return "0 s";
+	for (u = 0; u < 4; u++, v /= 1000) {
+		for (d = 2; d >= 0; d--) {
+			n = Math.round(v * scale[d]);
+			if (n >= 1000) continue;
+			var whole = Math.floor(n / scale[d]), frac = n % scale[d];
+			for (; d && frac % 10 === 0; d--) frac /= 10;
+			return whole + (d ? "." + String(scale[d] + frac).substring(1) : "") + " " + units[u];
+		}
+	}
+	return n.toFixed(0) + " s";
+}
+
 function fit(name, w) {
 	var chars = Math.floor(w / charW);
 	if (chars < 3) return "";
@@ -191,7 +211,8 @@ function search(t, fromLink) {
 	var pct = v[1] > 0 ? 100 * sum / v[1] : 0;
 	searchBtn.classList.add("show");
 	searchBtn.textContent = "Reset Search";
-	matchedTxt.textContent = "Matched: " + pct.toFixed(2) + "%" + (asText ? " (the link's pattern, as text)" : "");
+	matchedTxt.textContent = "Matched: " + pct.toFixed(2) + "%" + (C.ns ? " (" + fmtTime(sum * C.ns) + ")" : "") +
+		(asText ? " (the link's pattern, as text)" : "");
 	window.fgMatched = pct;
 	saveState();
 }

@@ -9,6 +9,10 @@
 
 #define MAX_DEPTH_HINT 64
 
+/* The frame that ends the blocked part of a stack of off-CPU time. */
+static const char MARKER[] = "[off-cpu]";
+#define MARKER_LEN (sizeof(MARKER) - 1)
+
 /* The node arrays and the slots are the bulk of the memory and are touched
  * at random: they are mapped directly, with transparent huge pages where
  * the kernel offers them, which saves most page faults and TLB misses. */
@@ -47,6 +51,8 @@ struct frame_tree *ft_new(bool chart, bool diff)
 		t->nslots = 2048;
 		t->slots = big_grow(NULL, 0, t->nslots * sizeof(*t->slots));
 	}
+	t->marker = FT_NONE;
+	t->path_marker = SIZE_MAX;
 	t->nodes[0] = (struct ft_node){ FT_NONE, FT_NONE, FT_NONE, FT_NONE, 0 };
 	if (diff)
 		t->before[0] = 0;
@@ -65,6 +71,7 @@ void ft_free(struct frame_tree *t)
 	big_free(t->nodes, t->cap * sizeof(*t->nodes));
 	big_free(t->before, t->cap * sizeof(double));
 	big_free(t->start, t->cap * sizeof(double));
+	big_free(t->blocked, t->cap * sizeof(double));
 	big_free(t->slots, t->nslots * sizeof(*t->slots));
 	free(t->prev);
 	free(t->path);
@@ -129,6 +136,8 @@ static uint32_t new_node(struct frame_tree *t, uint32_t parent, uint32_t name)
 			t->before = big_grow(t->before, old * sizeof(double), t->cap * sizeof(double));
 		if (t->start)
 			t->start = big_grow(t->start, old * sizeof(double), t->cap * sizeof(double));
+		if (t->blocked)
+			t->blocked = big_grow(t->blocked, old * sizeof(double), t->cap * sizeof(double));
 	}
 	i = (uint32_t)t->n++;
 	t->nodes[i] = (struct ft_node){ name, parent, FT_NONE, t->nodes[parent].child, 0 };
@@ -137,6 +146,7 @@ static uint32_t new_node(struct frame_tree *t, uint32_t parent, uint32_t name)
 		t->before[i] = 0;
 	if (t->start)
 		t->start[i] = t->time;
+	/* blocked[i] is 0: fresh pages of a mapping, never written */
 	return i;
 }
 
@@ -168,16 +178,25 @@ static uint32_t child_of(struct frame_tree *t, uint32_t parent, uint32_t name)
 	return c;
 }
 
+/* Out of line: a name is new once, and intern() is the hot path. */
+static __attribute__((noinline)) void new_name(struct frame_tree *t, uint32_t id, const char *s,
+					       size_t len)
+{
+	size_t shown;
+
+	t->kinds |= 1u << frame_kind_of(s, len, &shown);
+	if (len == MARKER_LEN && !memcmp(s, MARKER, MARKER_LEN))
+		t->marker = id;
+}
+
 static uint32_t intern(struct frame_tree *t, const char *s, size_t len)
 {
 	bool created;
 	struct htab_entry *e = htab_upsert(t->names, s, len, &created);
 	uint32_t id = (uint32_t)(e - htab_entries(t->names));
 
-	if (created) {
-		size_t shown;
-		t->kinds |= 1u << frame_kind_of(s, len, &shown);
-	}
+	if (created)
+		new_name(t, id, s, len);
 	return id;
 }
 
@@ -186,6 +205,15 @@ static void add_to(struct frame_tree *t, uint32_t node, double count, double bef
 	t->nodes[node].count += count;
 	if (t->before)
 		t->before[node] += before;
+}
+
+/* The blocked counts, allocated at the first marker: most profiles have
+ * none. */
+static double *blocked_counts(struct frame_tree *t)
+{
+	if (!t->blocked)
+		t->blocked = big_grow(NULL, 0, t->cap * sizeof(double));
+	return t->blocked;
 }
 
 static void remember(struct frame_tree *t, size_t depth, uint32_t node, size_t end)
@@ -229,6 +257,8 @@ void ft_add(struct frame_tree *t, const char *stack, size_t len, bool reverse,
 	if (!reverse) {
 		const char *p = stack, *end = stack + len;
 		size_t depth = len ? shared_frames(t, stack, len) : 0;
+		/* The first marker, if in the shared frames, is where it was. */
+		size_t marker = t->path_marker < depth ? t->path_marker : SIZE_MAX;
 
 		for (size_t d = 0; d < depth; d++)
 			add_to(t, t->path[d], count, before);
@@ -239,12 +269,22 @@ void ft_add(struct frame_tree *t, const char *stack, size_t len, bool reverse,
 		while (p <= end && len) {
 			const char *semi = memchr(p, ';', (size_t)(end - p));
 			const char *fe = semi ? semi : end;
-			node = child_of(t, node, intern(t, p, (size_t)(fe - p)));
+			uint32_t name = intern(t, p, (size_t)(fe - p));
+			if (name == t->marker && marker == SIZE_MAX)
+				marker = depth;
+			node = child_of(t, node, name);
 			add_to(t, node, count, before);
 			remember(t, depth++, node, (size_t)(fe - stack));
 			p = fe + 1;
 		}
 		t->path_n = depth;
+		t->path_marker = marker;
+		if (marker != SIZE_MAX) {
+			double *b = blocked_counts(t);
+			b[0] += count;
+			for (size_t d = 0; d <= marker; d++)
+				b[t->path[d]] += count;
+		}
 		if (len > t->prev_cap) {
 			t->prev_cap = len * 2;
 			t->prev = xrealloc(t->prev, t->prev_cap);
@@ -254,12 +294,21 @@ void ft_add(struct frame_tree *t, const char *stack, size_t len, bool reverse,
 		t->prev_len = len;
 	} else {
 		const char *end = stack + len, *p = end;
+		/* Leaf first, the blocked thread's frames follow the marker. */
+		bool blocked = false;
 		while (len) {
 			const char *fs = p;
 			while (fs > stack && fs[-1] != ';')
 				fs--;
-			node = child_of(t, node, intern(t, fs, (size_t)(p - fs)));
+			uint32_t name = intern(t, fs, (size_t)(p - fs));
+			node = child_of(t, node, name);
 			add_to(t, node, count, before);
+			if (name == t->marker && !blocked) {
+				blocked = true;
+				blocked_counts(t)[0] += count;
+			}
+			if (blocked)
+				t->blocked[node] += count;
 			if (fs == stack)
 				break;
 			p = fs - 1;

@@ -7,8 +7,16 @@
  * differential mode each node also carries the inclusive count of the
  * "before" profile.
  *
+ * Stacks of time spent blocked carry the marker frame "[off-cpu]"
+ * (docs/FORMATS.md section 3); the marker and the frames of the blocked
+ * thread before it (after it, with reverse) also count that time as
+ * blocked, so that a frame whose whole count is blocked can be told from
+ * one that mixes on- and off-CPU time.  The waker frames past the marker
+ * do not: they are another thread's.
+ *
  * Memory is 24 bytes per node plus 8-byte hash slots (load under 1/2), 8 more
- * per node for a differential or a flame chart, and the interned names.
+ * per node for a differential, a flame chart or blocked time, and the
+ * interned names.
  */
 #ifndef PROF_SVG_FRAME_TREE_H
 #define PROF_SVG_FRAME_TREE_H
@@ -36,6 +44,8 @@ struct frame_tree {
 	size_t n, cap;
 	double *before; /* differential: inclusive "before" counts, or NULL */
 	double *start;	/* flame chart: x of each node in samples, or NULL */
+	double *blocked; /* inclusive blocked counts, or NULL until a marker */
+	uint32_t marker; /* the name "[off-cpu]", FT_NONE until interned */
 	/* (parent, name) -> node: each slot holds node + 1 in its low half
 	 * and 32 bits of the key's hash in its high half, so that a probe
 	 * rarely has to read the node.  NULL for a flame chart. */
@@ -50,6 +60,7 @@ struct frame_tree {
 	uint32_t *path;	 /* node of each frame of prev, root first */
 	size_t *path_end; /* byte offset in prev where that frame ends */
 	size_t path_n, path_cap;
+	size_t path_marker; /* depth of prev's first marker frame, or SIZE_MAX */
 	uint32_t kinds;	 /* bit set of frame kinds seen (1 << enum frame_kind) */
 	size_t stacks;	 /* stacks added */
 };
@@ -65,6 +76,14 @@ void ft_add(struct frame_tree *t, const char *stack, size_t len, bool reverse,
 
 /* The name of node i (the root has "all") and its length. */
 const char *ft_name(const struct frame_tree *t, uint32_t i, size_t *len);
+
+/* Whether node i's whole count is blocked time: then every count added to
+ * it was added to its blocked count too, in the same order, so the two
+ * sums are equal to the bit. */
+static inline bool ft_blocked(const struct frame_tree *t, uint32_t i)
+{
+	return t->blocked && t->blocked[i] > 0 && t->blocked[i] == t->nodes[i].count;
+}
 
 /* Computes the bytewise rank of every name; call once all stacks are in. */
 void ft_rank_names(struct frame_tree *t);

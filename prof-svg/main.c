@@ -21,6 +21,7 @@
 #include "stream.h"
 #include "svg_opts.h"
 #include "svg_write.h"
+#include "time_text.h"
 
 static const char usage[] =
 	"Usage: prof-svg [options] [FILE...]\n"
@@ -39,7 +40,8 @@ static const char usage[] =
 	"      --fontsize PX    font size (12)\n"
 	"      --fontwidth F    average character width / font size (0.59)\n"
 	"      --countname S    what a count is (default: the input's \"# count:\"\n"
-	"                       line, prof-fold's, else samples)\n"
+	"                       line, prof-fold's, else samples); counts of\n"
+	"                       nanoseconds, us, ms or seconds are shown as times\n"
 	"      --nametype S     label of a frame in the details line (Function:)\n"
 	"      --colors PAL     hot (default), mem, io, wakeup, chain, java, js, perl,\n"
 	"                       red, green, blue, aqua, yellow, purple, orange\n"
@@ -261,6 +263,7 @@ int main(int argc, char **argv)
 	}
 	if (!opt.countname_set && st.unit[0])
 		o->countname = st.unit;
+	o->ns_per_count = time_unit_ns(o->countname) * o->factor;
 	if (opt.normalize && t->before && t->before[0] > 0)
 		ft_scale_before(t, t->nodes[0].count / t->before[0]);
 

@@ -67,6 +67,11 @@ static int resolve(int pal, const char *s, size_t len)
 	size_t shown;
 	enum frame_kind kind = frame_kind_of(s, len, &shown);
 
+	/* Waker frames stand for another thread's stack, not for time it
+	 * ran: in the palettes with a legend they have a colour of their own,
+	 * which no other kind there takes. */
+	if (kind == KIND_WAKER && palette_uses_kinds(pal))
+		return PAL_YELLOW;
 	switch (pal) {
 	case PAL_HOT:
 		if (kind == KIND_KERNEL)
@@ -178,40 +183,61 @@ struct rgb palette_color(int pal, enum color_hash how, const char *s, size_t len
 	return palette_frame_color(pal, how, s, len, false);
 }
 
+/* The shade of a name within its palette: three numbers in [0, 1). */
+static void name_shade(enum color_hash how, const char *s, size_t len, double v[3])
+{
+	switch (how) {
+	case HASH_PERL:
+		v[0] = palette_perl_namehash(s, len, false);
+		v[1] = v[2] = palette_perl_namehash(s, len, true);
+		break;
+	case HASH_RANDOM:
+		v[0] = drand48();
+		v[1] = drand48();
+		v[2] = drand48();
+		break;
+	default: {
+		uint64_t h = XXH3_64bits(s, len);
+		v[0] = (double)(h & 0x1fffff) / 0x200000;
+		v[1] = (double)(h >> 21 & 0x1fffff) / 0x200000;
+		v[2] = (double)(h >> 42 & 0x1fffff) / 0x200000;
+	}
+	}
+}
+
 struct rgb palette_frame_color(int pal, enum color_hash how, const char *s, size_t len,
 			       bool by_kind)
 {
-	double v1, v2, v3;
+	double v[3];
 	int p;
 
 	if (len == 2 && memcmp(s, "--", 2) == 0)
 		return rgb(160, 160, 160);
 	if (len == 1 && s[0] == '-')
 		return rgb(200, 200, 200);
-	switch (how) {
-	case HASH_PERL:
-		v1 = palette_perl_namehash(s, len, false);
-		v2 = v3 = palette_perl_namehash(s, len, true);
-		break;
-	case HASH_RANDOM:
-		v1 = drand48();
-		v2 = drand48();
-		v3 = drand48();
-		break;
-	default: {
-		uint64_t h = XXH3_64bits(s, len);
-		v1 = (double)(h & 0x1fffff) / 0x200000;
-		v2 = (double)(h >> 21 & 0x1fffff) / 0x200000;
-		v3 = (double)(h >> 42 & 0x1fffff) / 0x200000;
-	}
-	}
+	name_shade(how, s, len, v);
 	p = resolve(pal, s, len);
 	/* The hot palette's user frames span red to yellow through the
 	 * kernel's orange: with a legend they are red, as async-profiler
 	 * draws native code. */
 	if (by_kind && p == PAL_HOT)
 		p = PAL_RED;
-	return shade(p, v1, v2, v3);
+	return shade(p, v[0], v[1], v[2]);
+}
+
+/* Blocked time is blue, as flamegraph.pl draws off-CPU graphs ("io",
+ * "blue"); no kind of frame is blue in the palettes with a legend. */
+struct rgb palette_blocked_color(enum color_hash how, const char *s, size_t len)
+{
+	double v[3];
+
+	name_shade(how, s, len, v);
+	return shade(PAL_BLUE, v[0], v[1], v[2]);
+}
+
+struct rgb palette_blocked_swatch(void)
+{
+	return shade(PAL_BLUE, 0.5, 0.5, 0.5);
 }
 
 bool palette_uses_kinds(int pal)

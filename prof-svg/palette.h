@@ -41,6 +41,12 @@ struct rgb palette_color(int pal, enum color_hash how, const char *s, size_t len
 struct rgb palette_frame_color(int pal, enum color_hash how, const char *s, size_t len,
 			       bool by_kind);
 
+/* The colour of a frame named s[0..len) whose time is all blocked (off-CPU),
+ * in the palettes that colour by kind, and the colour that stands for
+ * blocked time in their legend. */
+struct rgb palette_blocked_color(enum color_hash how, const char *s, size_t len);
+struct rgb palette_blocked_swatch(void);
+
 /* The colour that stands for frame kind k in the legend of palette pal. */
 struct rgb palette_kind_color(int pal, enum frame_kind k);
 

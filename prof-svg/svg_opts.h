@@ -23,6 +23,7 @@ struct svg_opts {
 	bool inverted, flamechart, negate;
 	double total;		     /* --total: scale to this many samples; 0 = input's */
 	double factor;		     /* --factor: displayed count multiplier */
+	double ns_per_count;	     /* counts are times: ns in one (--factor in); else 0 */
 	struct palette_map *palmap;  /* --cp */
 	struct name_attrs *nameattrs; /* --nameattr */
 };

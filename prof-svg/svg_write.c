@@ -7,6 +7,7 @@
 
 #include "diag.h"
 #include "frame_kind.h"
+#include "time_text.h"
 #include "xml_text.h"
 
 #define XPAD 10.0
@@ -18,12 +19,16 @@ struct layout {
 	double top;	  /* y of the first frame row in an icicle */
 	double bottom;	  /* height of the details band below the frames */
 	double title_y, subtitle_y, legend_y;
+	double offcpu_x, offcpu_y; /* where the off-CPU legend starts */
 	double wpt;	  /* pixels per sample */
 	double minw;	  /* smallest drawn count, in samples */
 	double timemax;	  /* the count that is 100% */
 	double maxdelta;  /* differential: largest |inclusive delta| drawn */
 	unsigned depthmax;
-	bool legend;
+	size_t nblocked;  /* frames drawn whose time is all blocked */
+	bool legend;	  /* frames coloured by kind, as a legend shows */
+	bool blocked;	  /* those frames coloured as blocked, with a legend */
+	uint32_t listed;  /* the kinds the kind legend lists, 0 for none */
 };
 
 struct walk_item {
@@ -143,6 +148,7 @@ static void measure(void *ctx, struct frame_tree *t, const struct walk_item *it)
 
 	if (it->depth > L->depthmax)
 		L->depthmax = it->depth;
+	L->nblocked += ft_blocked(t, it->node);
 	if (t->before && it->node != 0) {
 		double d = fabs(t->nodes[it->node].count - t->before[it->node]);
 		if (d > L->maxdelta)
@@ -263,6 +269,10 @@ static struct rgb frame_color(const struct writer *w, struct frame_tree *t, uint
 		return palette_diff_color(t->nodes[i].count - t->before[i], w->L->maxdelta,
 					  o->negate);
 	}
+	/* Not pinned by --cp: blocked is what the frame is here, not its
+	 * name's colour. */
+	if (w->L->blocked && ft_blocked(t, i))
+		return palette_blocked_color(o->hash, name, len);
 	c = palette_frame_color(o->palette, o->hash, name, len, w->L->legend);
 	if (o->palmap)
 		c = palette_map_get(o->palmap, name, len, c);
@@ -276,10 +286,15 @@ static void put_info(const struct writer *w, struct frame_tree *t, uint32_t i,
 	double count = t->nodes[i].count;
 	char num[64];
 
-	svg_format_count(num, sizeof(num), count * o->factor);
 	xml_put(w->f, shown, shown_len);
-	fprintf(w->f, " (%s ", num);
-	xml_puts(w->f, o->countname);
+	if (o->ns_per_count > 0) {
+		time_format(num, sizeof(num), count * o->ns_per_count);
+		fprintf(w->f, " (%s", num);
+	} else {
+		svg_format_count(num, sizeof(num), count * o->factor);
+		fprintf(w->f, " (%s ", num);
+		xml_puts(w->f, o->countname);
+	}
 	fprintf(w->f, ", %.2f%%", 100 * count / w->L->timemax);
 	if (t->before) {
 		double delta = count - t->before[i];
@@ -337,24 +352,84 @@ static void draw(void *ctx, struct frame_tree *t, const struct walk_item *it)
 
 static const char *const KIND_LABEL[KIND_COUNT] = { "user", "kernel", "JIT", "inlined", "waker" };
 
-static void put_legend(FILE *f, const struct frame_tree *t, const struct svg_opts *o,
-		       const struct layout *L)
+/* The width of a legend of n entries whose labels are chars long in all. */
+static double legend_width(const struct svg_opts *o, int n, size_t chars)
 {
-	double x = XPAD, sw = o->fontsize * 0.9;
+	return n * (o->fontsize * 0.9 + 4) + (chars + 3 * (n - 1)) * o->fontsize * o->fontwidth;
+}
+
+/* Draws a swatch and its label at x; returns where the next one goes. */
+static double legend_entry(FILE *f, const struct svg_opts *o, double x, double y, struct rgb c,
+			   const char *label)
+{
+	double sw = o->fontsize * 0.9;
+
+	fprintf(f,
+		"<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
+		"fill=\"rgb(%d,%d,%d)\"/><text x=\"%.2f\" y=\"%.2f\">%s</text>",
+		x, y - sw + 1, sw, sw, c.r, c.g, c.b, x + sw + 4, y, label);
+	return x + legend_width(o, 1, strlen(label) + 3);
+}
+
+static void put_legend(FILE *f, const struct svg_opts *o, const struct layout *L)
+{
+	double x = XPAD;
 
 	fputs("<g id=\"legend\">", f);
-	for (int k = 0; k < KIND_COUNT; k++) {
-		if (!(t->kinds & (1u << k)) && k != KIND_USER)
-			continue;
-		struct rgb c = palette_kind_color(o->palette, (enum frame_kind)k);
-		fprintf(f,
-			"<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
-			"fill=\"rgb(%d,%d,%d)\"/><text x=\"%.2f\" y=\"%.2f\">%s</text>",
-			x, L->legend_y - sw + 1, sw, sw, c.r, c.g, c.b, x + sw + 4, L->legend_y,
-			KIND_LABEL[k]);
-		x += sw + 4 + (strlen(KIND_LABEL[k]) + 3) * o->fontsize * o->fontwidth;
-	}
+	for (int k = 0; k < KIND_COUNT; k++)
+		if (k == KIND_USER || (L->listed & (1u << k)))
+			x = legend_entry(f, o, x, L->legend_y,
+					 palette_kind_color(o->palette, (enum frame_kind)k),
+					 KIND_LABEL[k]);
 	fputs("</g>\n", f);
+}
+
+/* What time the colours stand for: on-CPU (every kind the kind legend
+ * lists), blocked, and the wakers', whose frames are neither. */
+static const char *const OFFCPU_LABEL[] = { "on-CPU", "off-CPU (blocked)", "waker" };
+
+static int offcpu_entries(const struct frame_tree *t)
+{
+	return t->kinds & (1u << KIND_WAKER) ? 3 : 2;
+}
+
+static void put_offcpu_legend(FILE *f, const struct frame_tree *t, const struct svg_opts *o,
+			      const struct layout *L)
+{
+	struct rgb c[] = { palette_kind_color(o->palette, KIND_USER), palette_blocked_swatch(),
+			   palette_kind_color(o->palette, KIND_WAKER) };
+	double x = L->offcpu_x;
+
+	fputs("<g id=\"offcpu-legend\">", f);
+	for (int i = 0; i < offcpu_entries(t); i++)
+		x = legend_entry(f, o, x, L->offcpu_y, c[i], OFFCPU_LABEL[i]);
+	fputs("</g>\n", f);
+}
+
+/* The legend band under the titles: the kinds at the left, the off-CPU
+ * legend at the right, or on a row of its own when the two would meet. */
+static void place_legends(struct layout *L, const struct frame_tree *t, const struct svg_opts *o)
+{
+	double kinds_end = XPAD, w;
+	size_t chars = 0;
+
+	for (int k = 0; k < KIND_COUNT; k++)
+		if (k == KIND_USER || (L->listed & (1u << k)))
+			kinds_end += legend_width(o, 1, strlen(KIND_LABEL[k]) + 3);
+	L->legend_y = L->top + o->fontsize / 2;
+	L->top += o->fontsize * 2;
+	if (!L->blocked)
+		return;
+	for (int i = 0; i < offcpu_entries(t); i++)
+		chars += strlen(OFFCPU_LABEL[i]);
+	/* A character to spare: the widths are the font's average. */
+	w = legend_width(o, offcpu_entries(t), chars + 1);
+	L->offcpu_x = fmax(XPAD, L->width - XPAD - w);
+	L->offcpu_y = L->legend_y;
+	if (L->listed && kinds_end > L->offcpu_x) {
+		L->offcpu_y = L->top + o->fontsize / 2;
+		L->top += o->fontsize * 2;
+	}
 }
 
 static void put_config(FILE *f, const struct svg_opts *o, const struct layout *L)
@@ -363,10 +438,13 @@ static void put_config(FILE *f, const struct svg_opts *o, const struct layout *L
 	fprintf(f,
 		"<script type=\"text/ecmascript\"><![CDATA[\n"
 		"var fgConf = { xpad: %g, width: %.15g, total: %.17g, fontsize: %g, "
-		"fontwidth: %g, inverted: %s, diff: %s };\n"
-		"]]></script>\n",
+		"fontwidth: %g, inverted: %s, diff: %s",
 		XPAD, L->width, L->timemax, o->fontsize, o->fontwidth,
 		o->inverted ? "true" : "false", L->maxdelta > 0 ? "true" : "false");
+	/* Counts that are times: the nanoseconds in one, for search totals. */
+	if (o->ns_per_count > 0)
+		fprintf(f, ", ns: %.17g", o->ns_per_count);
+	fputs(" };\n]]></script>\n", f);
 }
 
 void svg_write(FILE *f, struct frame_tree *t, const struct svg_opts *o)
@@ -385,19 +463,22 @@ void svg_write(FILE *f, struct frame_tree *t, const struct svg_opts *o)
 	L.minw = (o->minwidth_pct ? o->minwidth / 100 * (L.width - 2 * XPAD) : o->minwidth) / L.wpt;
 	if (!o->minwidth_set && o->maxframes > 0)
 		L.minw = budget_min(t, L.minw, o->maxframes, &omitted);
+	walk(t, L.minw, true, measure, &L);
 	L.title_y = o->fontsize * 2;
 	L.top = o->fontsize * 3;
 	if (o->subtitle) {
 		L.subtitle_y = L.top + o->fontsize / 2;
 		L.top += o->fontsize * 2;
 	}
-	L.legend = !t->before && palette_uses_kinds(o->palette) && (t->kinds & ~1u);
-	if (L.legend) {
-		L.legend_y = L.top + o->fontsize / 2;
-		L.top += o->fontsize * 2;
+	if (!t->before && palette_uses_kinds(o->palette)) {
+		L.blocked = L.nblocked > 0;
+		/* The off-CPU legend has the wakers. */
+		L.listed = t->kinds & ~1u & ~(L.blocked ? 1u << KIND_WAKER : 0);
+		L.legend = L.listed || L.blocked;
 	}
+	if (L.legend)
+		place_legends(&L, t, o);
 	L.bottom = o->fontsize * 2 + 10;
-	walk(t, L.minw, true, measure, &L);
 	L.height = L.top + (L.depthmax + 1) * L.fh + L.bottom;
 
 	put_header(f, o, L.width, L.height);
@@ -417,8 +498,10 @@ void svg_write(FILE *f, struct frame_tree *t, const struct svg_opts *o)
 	put_text(f, "ignorecase", NULL, L.width - XPAD - 16, L.title_y, "ic");
 	put_text(f, "matched", NULL, L.width - XPAD - 100, L.height - L.bottom / 2 + o->fontsize / 3,
 		 " ");
-	if (L.legend)
-		put_legend(f, t, o, &L);
+	if (L.listed)
+		put_legend(f, o, &L);
+	if (L.blocked)
+		put_offcpu_legend(f, t, o, &L);
 	/* Zooming scales #frames; the clip keeps it inside the margins. */
 	fprintf(f, "<defs><clipPath id=\"fgclip\"><rect x=\"%.2f\" y=\"0\" width=\"%.2f\" "
 		   "height=\"%.2f\"/></clipPath></defs>\n<g clip-path=\"url(#fgclip)\">\n"

@@ -334,9 +334,9 @@ app;main;leaf_a 1" ]
 	run --separate-stderr prof-fold "$TMP/ns.folded" "$FIX/symbolized.txt"
 	[[ "${lines[0]}" != "#"* ]]
 	[ "$stderr" = "prof-fold: the inputs count in different units (nanoseconds and samples): their counts are summed as they are" ]
-	# prof-svg names the count by it.
+	# prof-svg names the count by it: nanoseconds are shown as times.
 	prof-svg -o "$TMP/ns.svg" "$TMP/ns.folded"
-	grep -qE '<title>all \([0-9,]+ nanoseconds, 100.00%\)</title>' "$TMP/ns.svg"
+	grep -qE '<title>all \([0-9.]+ (ns|us|ms|s), 100.00%\)</title>' "$TMP/ns.svg"
 	prof-svg --countname=ticks -o "$TMP/t.svg" "$TMP/ns.folded"
 	grep -qE '<title>all \([0-9,]+ ticks, 100.00%\)</title>' "$TMP/t.svg"
 }

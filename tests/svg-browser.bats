@@ -117,15 +117,40 @@ setup() {
 }
 
 @test "frames are drawn in the colour of their kind's legend entry (hot, js and java palettes)" {
-	# Kernel, JIT (with and without a source path), inlined and user
-	# frames, many names each so the hash spans each palette's range.
+	# Kernel, JIT (with and without a source path), inlined, waker and
+	# user frames, many names each so the hash spans each palette's range.
 	awk 'BEGIN { for (i = 0; i < 40; i++) printf "proc;u_main;u_f%d;k_sys_%d_[k];k_vfs_%d_[k] %d\n", i, i, i, i + 1
 		for (i = 0; i < 20; i++) printf "proc;u_main;j_LazyCompile:*fib%d /x.js:3_[j];j_JS:*h%d [eval]:1_[j] 3\n", i, i
-		for (i = 0; i < 20; i++) printf "proc;u_main;u_w%d;i_inl%d_[i] 2\n", i, i }' > "$TMP/kinds.folded"
+		for (i = 0; i < 20; i++) printf "proc;u_main;u_w%d;i_inl%d_[i] 2\n", i, i
+		for (i = 0; i < 20; i++) printf "proc;u_main;--;w_wake%d_[w];w_Ljava/Waker.run%d_[w] 2\n", i, i }' > "$TMP/kinds.folded"
 	for pal in hot js java; do
 		prof-svg --colors "$pal" -o "$TMP/$pal.svg" "$TMP/kinds.folded"
 		run node "$CHECK" legend "$TMP/$pal.svg"
 		echo "$pal: $output"
+		[ "$status" -eq 0 ]
+	done
+}
+
+@test "a graph of times: a blocked frame's details and search totals are times; the legends are clear of the rest" {
+	prof-svg -o "$TMP/w.svg" "$FIX/wall.folded"
+	run node "$CHECK" details "$TMP/w.svg" schedule 'Function: schedule (1.52 s, 97.12%)'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"hovered schedule (rgb(99, 99, 221))"* ]]
+	run node "$CHECK" details "$TMP/w.svg" sleep 'Function: sleep (850 us, 0.05%)'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# both sleep frames, the blocked one and the one that ran
+	run node "$CHECK" search "$TMP/w.svg" '^sleep$' 0.18 2 '2.85 ms'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run node "$CHECK" search "$TMP/w.svg" '^schedule$' 97.12 1 '1.52 s'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	for opts in "" "--width 400" "--inverted --subtitle s"; do
+		prof-svg $opts -o "$TMP/l.svg" "$FIX/wall.folded"
+		run node "$CHECK" legends "$TMP/l.svg"
+		echo "$opts: $output"
 		[ "$status" -eq 0 ]
 	done
 }

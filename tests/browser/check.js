@@ -163,9 +163,10 @@ const checks = {
 		}
 	},
 
-	// search FILE REGEX PCT COUNT: Ctrl-F and a regex highlight COUNT
-	// frames and report "Matched: PCT%"; Esc clears.
-	async search(file, regex, pct, count) {
+	// search FILE REGEX PCT COUNT [TIME]: Ctrl-F and a regex highlight
+	// COUNT frames and report "Matched: PCT%", or "Matched: PCT% (TIME)"
+	// in a graph of times; Esc clears.
+	async search(file, regex, pct, count, time) {
 		const b = await open(file);
 		try {
 			b.page.promptAnswer = regex;
@@ -173,7 +174,8 @@ const checks = {
 			await b.page.keyboard.press('Control+f');
 			await b.page.waitForFunction(() => document.getElementById('matched').textContent.trim() !== '');
 			const got = await b.page.textContent('#matched');
-			expect(got === `Matched: ${pct}%`, `matched text "${got}", want "Matched: ${pct}%"`);
+			const want = `Matched: ${pct}%` + (time ? ` (${time})` : '');
+			expect(got === want, `matched text "${got}", want "${want}"`);
 			const n = await b.page.locator('#frames > g.match').count();
 			expect(n === +count, `${n} frames highlighted, want ${count}`);
 			const fill = await b.page.evaluate(() => {
@@ -191,6 +193,60 @@ const checks = {
 			expect((await b.page.textContent('#matched')).trim() === '', 'Esc left the matched text');
 			expect(b.dialogs.length === 1 && b.dialogs[0].startsWith('prompt:'),
 				'dialogs: ' + b.dialogs.join('; '));
+			expect(b.errors.length === 0, 'page errors: ' + b.errors.join('; '));
+		} finally {
+			await b.close();
+		}
+	},
+
+	// details FILE NAME WANT: hovering the first frame named NAME shows
+	// WANT in the details line, and leaving it clears the line.
+	async details(file, name, want) {
+		const b = await open(file);
+		try {
+			const i = findFrame(await frames(b.page), name);
+			if (!expect(i >= 0, `no frame named ${name}`)) return;
+			const rect = b.page.locator('#frames > g').nth(i).locator('rect');
+			await rect.hover({ force: true });
+			const got = await b.page.textContent('#details');
+			expect(got === want, `details "${got}", want "${want}"`);
+			const fill = await rect.evaluate((r) => getComputedStyle(r).fill);
+			console.log(`# hovered ${name} (${fill}): "${got}"`);
+			await b.page.mouse.move(1, 1);
+			expect((await b.page.textContent('#details')).trim() === '', 'the details line was not cleared');
+			expect(b.errors.length === 0, 'page errors: ' + b.errors.join('; '));
+		} finally {
+			await b.close();
+		}
+	},
+
+	// legends FILE: the legends, as the browser draws their text, stay
+	// inside the margins and clear of the titles, the buttons (Reset Zoom
+	// shown) and every frame.
+	async legends(file) {
+		const b = await open(file);
+		try {
+			await b.page.evaluate(() => document.getElementById('unzoom').classList.remove('hide'));
+			const r = await b.page.evaluate(() => {
+				const box = (el) => { const q = el.getBoundingClientRect(); return { l: q.left, r: q.right, t: q.top, b: q.bottom }; };
+				const get = (sel) => Array.from(document.querySelectorAll(sel)).map(box);
+				return {
+					W: +document.documentElement.getAttribute('width'), xpad: window.fgConf.xpad,
+					legends: get('#legend > *, #offcpu-legend > *'),
+					others: get('#title, #subtitle, #unzoom, #search, #ignorecase, #frames rect'),
+				};
+			});
+			const meet = (p, q) => p.l < q.r && q.l < p.r && p.t < q.b && q.t < p.b;
+			let n = 0;
+			for (const e of r.legends) {
+				n++;
+				expect(e.l >= r.xpad - 0.01 && e.r <= r.W - r.xpad + 0.01,
+					`legend element at ${e.l.toFixed(1)}..${e.r.toFixed(1)} outside ${r.xpad}..${r.W - r.xpad}`);
+				for (const o of r.others)
+					expect(!meet(e, o), `legend element ${JSON.stringify(e)} meets ${JSON.stringify(o)}`);
+			}
+			console.log(`# ${n} legend elements clear of ${r.others.length} others`);
+			expect(n >= 6, 'too few legend elements');
 			expect(b.errors.length === 0, 'page errors: ' + b.errors.join('; '));
 		} finally {
 			await b.close();
@@ -314,9 +370,9 @@ const checks = {
 		}
 	},
 
-	// legend FILE: every frame whose name starts with k_, j_, i_ or u_
-	// (kernel, JIT, inlined, user) is drawn nearer, in RGB, to its kind's
-	// legend swatch than to any other, as a reader would match them.
+	// legend FILE: every frame whose name starts with k_, j_, i_, w_ or u_
+	// (kernel, JIT, inlined, waker, user) is drawn nearer, in RGB, to its
+	// kind's legend swatch than to any other, as a reader would match them.
 	async legend(file) {
 		const b = await open(file);
 		try {
@@ -331,7 +387,7 @@ const checks = {
 				}));
 				return { sw, frames };
 			});
-			const kinds = { k_: 'kernel', j_: 'JIT', i_: 'inlined', u_: 'user' };
+			const kinds = { k_: 'kernel', j_: 'JIT', i_: 'inlined', w_: 'waker', u_: 'user' };
 			const dist = (a, c) => Math.hypot(a[0] - c[0], a[1] - c[1], a[2] - c[2]);
 			let n = 0;
 			for (const f of drawn.frames) {

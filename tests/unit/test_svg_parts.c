@@ -1,5 +1,5 @@
 /* Unit tests of prof-svg's parts: line parsing, the frame tree, escaping,
- * count formatting, colours and attribute sanitising. */
+ * count and time formatting, colours and attribute sanitising. */
 #include "unit.h"
 
 #include <stdint.h>
@@ -9,6 +9,7 @@
 #include "name_attr.h"
 #include "palette.h"
 #include "svg_write.h"
+#include "time_text.h"
 #include "xml_text.h"
 
 static char *escaped(const char *s, size_t len)
@@ -112,6 +113,85 @@ TEST(tree_reverse_and_chart)
 	ft_free(t);
 }
 
+/* The node at path "a;b;c" from the root, or FT_NONE. */
+static uint32_t node_at(const struct frame_tree *t, const char *path)
+{
+	uint32_t i = 0;
+
+	for (const char *p = path; i != FT_NONE && *p;) {
+		size_t n = strcspn(p, ";"), len;
+		uint32_t c;
+		for (c = t->nodes[i].child; c != FT_NONE; c = t->nodes[c].sibling) {
+			const char *name = ft_name(t, c, &len);
+			if (len == n && !memcmp(name, p, n))
+				break;
+		}
+		i = c;
+		p += n + (p[n] == ';');
+	}
+	return i;
+}
+
+static bool blocked_at(const struct frame_tree *t, const char *path)
+{
+	uint32_t i = node_at(t, path);
+
+	CHECK(i != FT_NONE);
+	return i != FT_NONE && ft_blocked(t, i);
+}
+
+TEST(tree_blocked_time)
+{
+	struct frame_tree *t = ft_new(false, false);
+
+	CHECK(!blocked_at(t, ""));
+	/* Sorted, as prof-fold writes it: the second and third stacks share
+	 * the first's marker, the fourth only frames above it. */
+	ft_add(t, "a;b;[off-cpu]", 13, false, 0.1, 0);
+	ft_add(t, "a;b;[off-cpu];--;w_[w]", 22, false, 0.2, 0);
+	ft_add(t, "a;b;[off-cpu];--;w_[w];x_[w]", 28, false, 0.3, 0);
+	ft_add(t, "a;b;c", 5, false, 4, 0);
+	ft_add(t, "a;d;[off-cpu]", 13, false, 5, 0);
+	ft_add(t, "e;[off-cpu];[off-cpu]", 21, false, 6, 0);
+	CHECK(blocked_at(t, "a;b;[off-cpu]"));
+	CHECK(!blocked_at(t, "a;b;[off-cpu];--"));
+	CHECK(!blocked_at(t, "a;b;[off-cpu];--;w_[w]"));
+	CHECK(!blocked_at(t, "a;b")); /* c ran */
+	CHECK(!blocked_at(t, "a;b;c"));
+	CHECK(!blocked_at(t, "a"));
+	CHECK(!blocked_at(t, ""));
+	CHECK(blocked_at(t, "a;d"));
+	CHECK(blocked_at(t, "a;d;[off-cpu]"));
+	CHECK(blocked_at(t, "e"));
+	CHECK(blocked_at(t, "e;[off-cpu]"));
+	CHECK(!blocked_at(t, "e;[off-cpu];[off-cpu]")); /* past the first */
+	/* 0.1 + 0.2 + 0.3 is no exact sum: the two sums are equal anyway */
+	CHECK(t->blocked[node_at(t, "a;b;[off-cpu]")] == t->nodes[node_at(t, "a;b;[off-cpu]")].count);
+	ft_free(t);
+
+	/* Reversed, the blocked thread's frames come after the marker. */
+	t = ft_new(false, false);
+	ft_add(t, "a;b;[off-cpu];--;w_[w]", 22, true, 2, 0);
+	ft_add(t, "a;b", 3, true, 1, 0);
+	ft_add(t, "z;[off-cpu]", 11, true, 1, 0);
+	CHECK(!blocked_at(t, "w_[w]"));
+	CHECK(!blocked_at(t, "w_[w];--"));
+	CHECK(blocked_at(t, "w_[w];--;[off-cpu]"));
+	CHECK(blocked_at(t, "w_[w];--;[off-cpu];b;a"));
+	CHECK(!blocked_at(t, "b"));
+	CHECK(blocked_at(t, "[off-cpu]"));
+	CHECK(blocked_at(t, "[off-cpu];z"));
+	ft_free(t);
+
+	/* Without a marker nothing is allocated. */
+	t = ft_new(true, false);
+	ft_add(t, "a;b", 3, false, 1, 0);
+	CHECK(t->blocked == NULL);
+	ft_add(t, "a;[off-cpu]", 11, false, 1, 0);
+	CHECK(blocked_at(t, "a;[off-cpu]"));
+	ft_free(t);
+}
+
 TEST(escaping)
 {
 	CHECK_STR(escaped("a<b>&\"'", 7), "a&lt;b&gt;&amp;&quot;&#39;");
@@ -153,6 +233,44 @@ TEST(count_format)
 	CHECK_STR(b, "0");
 }
 
+static const char *time_text(double ns)
+{
+	static char b[64];
+
+	time_format(b, sizeof(b), ns);
+	return b;
+}
+
+TEST(time_format)
+{
+	CHECK(time_unit_ns("nanoseconds") == 1 && time_unit_ns("ns") == 1);
+	CHECK(time_unit_ns("microseconds") == 1e3 && time_unit_ns("us") == 1e3);
+	CHECK(time_unit_ns("milliseconds") == 1e6 && time_unit_ns("ms") == 1e6);
+	CHECK(time_unit_ns("seconds") == 1e9 && time_unit_ns("s") == 1e9);
+	CHECK(time_unit_ns("samples") == 0 && time_unit_ns("cycles") == 0);
+	CHECK(time_unit_ns("Seconds") == 0 && time_unit_ns("") == 0);
+	CHECK_STR(time_text(420), "420 ns");
+	CHECK_STR(time_text(850000), "850 us");
+	CHECK_STR(time_text(12.3e6), "12.3 ms");
+	CHECK_STR(time_text(1.52e9), "1.52 s");
+	CHECK_STR(time_text(1.5e9), "1.5 s");
+	CHECK_STR(time_text(2e9), "2 s");
+	CHECK_STR(time_text(5), "5 ns");
+	CHECK_STR(time_text(0.5), "0.5 ns");
+	CHECK_STR(time_text(0.001), "0 ns");
+	CHECK_STR(time_text(0), "0 s");
+	/* rounded to 3 digits first: the unit follows */
+	CHECK_STR(time_text(999.4), "999 ns");
+	CHECK_STR(time_text(999.7), "1 us");
+	CHECK_STR(time_text(9996), "10 us");
+	CHECK_STR(time_text(99960), "100 us");
+	CHECK_STR(time_text(1.125e9), "1.13 s"); /* halves away from zero */
+	CHECK_STR(time_text(1.05e6), "1.05 ms");
+	CHECK_STR(time_text(999.6e9), "1000 s");
+	CHECK_STR(time_text(3.6e12), "3600 s");
+	CHECK_STR(time_text(1234.4e9), "1234 s");
+}
+
 TEST(colours)
 {
 	struct rgb a = palette_color(PAL_HOT, HASH_NAME, "main", 4);
@@ -179,6 +297,20 @@ TEST(colours)
 	CHECK(palette_parse_rgb("rgb(1,22,255)", 13, &c) && c.r == 1 && c.g == 22 && c.b == 255);
 	CHECK(!palette_parse_rgb("rgb(1,22,256)", 13, &c));
 	CHECK(!palette_parse_rgb("invalid(244,125,43)", 19, &c));
+	/* Blocked time is blue; waker frames, in the palettes with a legend,
+	 * yellow as their legend entry, in the others as before. */
+	c = palette_blocked_color(HASH_NAME, "schedule_[k]", 12);
+	CHECK(c.r == c.g && c.r >= 80 && c.r <= 140 && c.b >= 205);
+	c = palette_blocked_swatch();
+	CHECK(c.r == 110 && c.g == 110 && c.b == 230);
+	for (int pal = PAL_HOT; pal < PAL_COUNT; pal++) {
+		struct rgb w = palette_frame_color(pal, HASH_NAME, "pipe_write_[w]", 14, true);
+		struct rgb s = palette_kind_color(pal, KIND_WAKER);
+		if (palette_uses_kinds(pal))
+			CHECK(w.r == w.g && w.r >= 175 && w.b <= 70 && s.r == 202 && s.b == 60);
+		else if (pal == PAL_CHAIN)
+			CHECK(w.g == w.b && w.g >= 165 && w.r <= 110); /* aqua */
+	}
 }
 
 TEST(attribute_sanitising)
