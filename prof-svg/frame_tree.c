@@ -6,11 +6,12 @@
 
 #include "diag.h"
 #include "frame_kind.h"
+#include "offcpu_words.h"
 
 #define MAX_DEPTH_HINT 64
 
 /* The frame that ends the blocked part of a stack of off-CPU time. */
-static const char MARKER[] = "[off-cpu]";
+static const char MARKER[] = OFF_CPU_MARKER;
 #define MARKER_LEN (sizeof(MARKER) - 1)
 
 /* The node arrays and the slots are the bulk of the memory and are touched
