@@ -131,8 +131,10 @@ unit-tests: $(UNIT_BINS)
 workloads: $(WORKLOAD_BINS)
 
 # What CI runs (.ci/run): the whole suite on the build users get, again on
-# an ASan+UBSan build, then every fuzz target for CHECK_FUZZ_SECONDS (two
-# at a time); one summary line for all.  About 13 minutes on two cores.
+# an ASan+UBSan build, and every fuzz target for CHECK_FUZZ_SECONDS; one
+# summary line for all.  The suites that sample nothing run last, the two
+# builds side by side beside the fuzzing (tests/run).  About 21 minutes on
+# two cores.
 ASAN_BUILD := build-asan
 ASAN_MAKE  := BUILD=$(ASAN_BUILD) CC=gcc \
 	SANITIZE='-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all'
