@@ -269,6 +269,15 @@ void capw_fork(struct cap_writer *w, uint32_t pid, uint32_t ppid)
 	finish(w, CAP_FORK);
 }
 
+void capw_cgroup(struct cap_writer *w, uint32_t pid, const char *path, size_t len)
+{
+	begin(w);
+	put_u32(w, pid);
+	/* A str holds 65535 bytes; the caller bounds paths far below. */
+	put_str(w, (struct cap_str){ path, (uint16_t)(len > UINT16_MAX ? UINT16_MAX : len) });
+	finish(w, CAP_CGROUP);
+}
+
 /* --- reading -------------------------------------------------------------- */
 
 __attribute__((format(printf, 3, 4))) static enum capr_status
@@ -465,6 +474,10 @@ static bool decode(struct cap_record *rec)
 	case CAP_FORK:
 		rec->u.fork.pid = (uint32_t)get(&c, 4);
 		rec->u.fork.ppid = (uint32_t)get(&c, 4);
+		break;
+	case CAP_CGROUP:
+		rec->u.cgroup.pid = (uint32_t)get(&c, 4);
+		rec->u.cgroup.path = get_str(&c);
 		break;
 	case CAP_RAWSTACK: {
 		struct cap_rawstack *r = &rec->u.rawstack;

@@ -11,7 +11,7 @@
 
 #define CAP_MAGIC "PROFCAP"	/* 8 bytes with its NUL */
 #define CAP_MAJOR 1
-#define CAP_MINOR 3
+#define CAP_MINOR 4
 #define CAP_HEADER_SIZE 16
 #define CAP_RECORD_HEADER 8
 #define CAP_MAX_PAYLOAD (16u << 20)
@@ -31,6 +31,7 @@ enum cap_type {
 	CAP_JSYM = 9,
 	CAP_RAWSTACK = 10,
 	CAP_FORK = 11,
+	CAP_CGROUP = 12,
 };
 
 enum cap_loss_cause {
@@ -144,6 +145,15 @@ struct cap_fork {
 	uint32_t pid, ppid;
 };
 
+/* 1.4: the cgroup v2 path of process pid, from here on. */
+struct cap_cgroup {
+	uint32_t pid;
+	struct cap_str path;
+};
+
+/* Longest cgroup path a writer records (the kernel's PATH_MAX). */
+#define CAP_CGROUP_PATH_MAX 4096
+
 struct cap_rawstack {
 	uint32_t pid, tid;
 	uint64_t time_ns;
@@ -170,6 +180,7 @@ struct cap_record {
 		struct cap_jsym jsym;
 		struct cap_rawstack rawstack;
 		struct cap_fork fork;
+		struct cap_cgroup cgroup;
 	} u;
 };
 
@@ -203,6 +214,7 @@ void capw_jsym(struct cap_writer *w, uint32_t pid, uint64_t start, uint64_t size
 
 void capw_rawstack(struct cap_writer *w, const struct cap_rawstack *r, const uint64_t *regs);
 void capw_fork(struct cap_writer *w, uint32_t pid, uint32_t ppid);
+void capw_cgroup(struct cap_writer *w, uint32_t pid, const char *path, size_t len);
 
 /* A cap_str for a C string (truncated at 65535 bytes). */
 struct cap_str cap_cstr(const char *s);
