@@ -39,6 +39,7 @@ static void write_sample_capture(void)
 	capw_loss(&w, CAP_LOSS_USTACK, 3);
 	capw_jsym(&w, 10, 0x7f0000001000ull, 0x40, "LazyCompile:*fib /app.js:3", 26);
 	capw_fork(&w, 12, 10);
+	capw_cgroup(&w, 12, "/system.slice/a b.service", 25);
 	capw_end(&w, &(struct cap_end){ .duration_ns = 2, .samples = 5, .lost = 0, .stacks = 1,
 					.taken = 5 });
 	capw_free(&w);
@@ -57,7 +58,7 @@ TEST(header_bytes_match_the_spec)
 	CHECK(memcmp(buf, "PROFCAP\0", 8) == 0);
 	CHECK_INT(buf[8], 1);  /* major, little-endian */
 	CHECK_INT(buf[9], 0);
-	CHECK_INT(buf[10], 3); /* minor: 1 RAWSTACK, 2 FORK, 3 off-CPU */
+	CHECK_INT(buf[10], 4); /* minor: 1 RAWSTACK, 2 FORK, 3 off-CPU, 4 CGROUP */
 	/* The first record is INFO (type 1) with an 8-byte header. */
 	CHECK_INT(buf[16], 1);
 	CHECK_INT(buf[17] | buf[18] | buf[19], 0);
@@ -145,6 +146,12 @@ TEST(round_trip_every_record)
 	CHECK_INT(rec.type, CAP_FORK);
 	CHECK_INT(rec.u.fork.pid, 12);
 	CHECK_INT(rec.u.fork.ppid, 10);
+
+	CHECK_INT(capr_next(&r, &rec), CAPR_OK);
+	CHECK_INT(rec.type, CAP_CGROUP);
+	CHECK_INT(rec.u.cgroup.pid, 12);
+	CHECK(rec.u.cgroup.path.len == 25 &&
+	      memcmp(rec.u.cgroup.path.s, "/system.slice/a b.service", 25) == 0);
 
 	CHECK_INT(capr_next(&r, &rec), CAPR_OK);
 	CHECK_INT(rec.type, CAP_END);
