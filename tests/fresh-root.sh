@@ -8,7 +8,8 @@
 #
 # Needs root, debootstrap (installed if missing) and Debian's archive.  Not
 # part of make check: it downloads a system and takes about half an hour.
-# FRESH_KEEP=1 keeps DIR afterwards (it is removed by default).
+# FRESH_KEEP=1 keeps DIR afterwards (it is removed by default).  The
+# corpus beside this repository is mounted beside the clone, as on CI.
 set -eu
 dir=${1:-/var/tmp/prof-fresh-root}
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -54,6 +55,14 @@ if ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
 	chroot "$dir" update-ca-certificates >/dev/null 2>&1
 fi
 git clone -q "$repo" "$dir/root/prof"
+# CI has ../shared (the reference corpus) beside its clone: so has the
+# fresh root, read-only, when this repository has it.  FRESH_CORPUS=0 leaves
+# it out, as a user's machine would.
+if [ "${FRESH_CORPUS:-1}" = 1 ] && [ -d "$repo/../shared" ]; then
+	mkdir -p "$dir/root/shared"
+	mount --bind "$repo/../shared" "$dir/root/shared"
+	mount -o remount,bind,ro "$dir/root/shared"
+fi
 
 # The root is entered as container runtimes enter theirs: in a mount
 # namespace of its own, made its root with pivot_root.  (A chrooted process
