@@ -15,25 +15,23 @@ BUILD=${BUILD:-build}
 BIN=$BUILD/bin
 SECS=${BENCH_PPROF_SECONDS:-60}
 TMP=$(mktemp -d)
-trap 'kill $load 2>/dev/null; wait 2>/dev/null; rm -rf "$TMP"' EXIT
 load=
+trap '[ -n "$load" ] && kill -- -"$load" 2>/dev/null; wait 2>/dev/null; rm -rf "$TMP"' EXIT
+. tests/bench/sampling.bash
 
 [ "$(id -u)" -eq 0 ] || { echo "pprof.sh: needs root" >&2; exit 1; }
 [ -x "$BIN/prof-sample" ] || { echo "pprof.sh: $BIN/prof-sample not built; run make" >&2; exit 1; }
 "$BIN/prof-symbolize" --help | grep -q -- --format || { echo "pprof: skipped: no --format"; exit 0; }
 SC=${STACKCOLLAPSE_PL:-$(command -v stackcollapse-perf.pl || true)}
 
-# The load: this project's build, again and again, in a scratch copy.
-git ls-files -z | tar -c --null -T - | (mkdir "$TMP/src" && tar -x -C "$TMP/src")
-(while :; do nice make -s -C "$TMP/src" BUILD="$TMP/b" all >/dev/null 2>&1; rm -rf "$TMP/b"; done) &
-load=$!
+compile_load
 sleep 2
 perf record -q -a -g -F 99 -o "$TMP/perf.data" -- sleep "$SECS" >/dev/null 2>&1 &
 perf=$!
 "$BIN/prof-sample" -a -q -d "$SECS" -o "$TMP/cap.prof"
 wait $perf
-kill $load 2>/dev/null
-wait $load 2>/dev/null
+kill -- -"$load" 2>/dev/null
+wait "$load" 2>/dev/null
 load=
 
 # best CMD...: best of 3 runs of the shell command line CMD (its output in

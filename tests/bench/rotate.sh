@@ -12,16 +12,15 @@ BUILD=${BUILD:-build}
 BIN=$BUILD/bin
 SECS=${BENCH_ROTATE_SECONDS:-600}
 TMP=$(mktemp -d)
-pids=()
-trap 'kill "${pids[@]}" 2>/dev/null; wait 2>/dev/null; rm -rf "$TMP"' EXIT
+pids=() load=
+trap '[ -n "$load" ] && kill -- -"$load" 2>/dev/null; kill "${pids[@]}" 2>/dev/null; wait 2>/dev/null; rm -rf "$TMP"' EXIT
+. tests/bench/sampling.bash
 
 [ "$(id -u)" -eq 0 ] || { echo "rotate.sh: needs root" >&2; exit 1; }
 [ -x "$BIN/prof-sample" ] || { echo "rotate.sh: $BIN/prof-sample not built; run make" >&2; exit 1; }
 "$BIN/prof-sample" --help | grep -q -- --rotate || { echo "rotate: skipped: no --rotate"; exit 0; }
 
-git ls-files -z | tar -c --null -T - | (mkdir "$TMP/src" && tar -x -C "$TMP/src")
-(while :; do nice make -s -C "$TMP/src" BUILD="$TMP/b" all >/dev/null 2>&1; rm -rf "$TMP/b"; done) &
-pids+=($!)
+compile_load
 (while :; do sh -c 'ls -R /usr/share/doc >/dev/null; date >/dev/null'; done) &
 pids+=($!)
 mkdir "$TMP/out"

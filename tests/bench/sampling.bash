@@ -31,3 +31,13 @@ bpf_run_times() {
 	done
 	sysctl -qw kernel.bpf_stats_enabled="$old"
 }
+
+# compile_load: this project's build, again and again, in a scratch copy
+# under $TMP, in the background, in a process group of its own whose id is
+# in $load: `kill -- -$load` stops the compilers with the loop.
+compile_load() {
+	git ls-files -z | tar -c --null -T - | (mkdir "$TMP/src" && tar -x -C "$TMP/src")
+	setsid sh -c 'while :; do nice make -s -C "$1/src" BUILD="$1/b" all >/dev/null 2>&1
+		rm -rf "$1/b"; done' sh "$TMP" &
+	load=$!
+}
