@@ -21,6 +21,7 @@
 #include "options.h"
 #include "perf_events.h"
 #include "profile.skel.h"
+#include "rotation.h"
 #include "session.h"
 #include "source.h"
 #include "stream.h"
@@ -95,7 +96,8 @@ int main(int argc, char **argv)
 	struct profile_bpf *skel = NULL;
 	struct perf_events events = { 0 };
 	struct command cmd = { 0 };
-	struct session session;
+	struct session session = { 0 };
+	struct rotation rot = { .h.sock = -1 };
 	bool opened = false, failed = false, follow;
 	FILE *out;
 	int status = EXIT_USAGE, err;
@@ -108,7 +110,8 @@ int main(int argc, char **argv)
 	parse_options(argc, argv, &opt);
 	verbose_libbpf = opt.verbose > 1;
 	libbpf_set_print(libbpf_print);
-	out = output_open(opt.output, true);
+	/* --rotate's files are made once sampling can start. */
+	out = opt.rotate ? NULL : output_open(opt.output, true);
 	targets_check(&opt.targets);
 	require_btf();
 	src = source_for(&opt);
@@ -117,7 +120,7 @@ int main(int argc, char **argv)
 	/* The command is forked first, held before its exec, so that its PID
 	 * is in the filter before it runs. */
 	if (opt.command)
-		command_spawn(&cmd, opt.command, out == stdout);
+		command_spawn(&cmd, opt.command, out == stdout || opt.rotate);
 
 	skel = profile_bpf__open();
 	if (!skel) {
@@ -142,8 +145,13 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 
+	if (opt.rotate && (!rotation_start(&rot, opt.output, opt.keep) ||
+			   !(out = rotation_next(&rot))))
+		goto cleanup;
 	opened = true;
-	if (!session_open(&session, skel, src, &opt, out))
+	/* The session writes to out from here on, and with --rotate moves
+	 * on to other files. */
+	if (!session_open(&session, skel, src, &opt, out, opt.rotate ? &rot : NULL))
 		goto cleanup;
 	/* Off-CPU time alone needs no clock. */
 	err = src->program(skel) ? perf_events_attach(&events, src->program(skel),
@@ -164,23 +172,29 @@ int main(int argc, char **argv)
 	perf_events_detach(&events);
 	/* A capture that cannot be written is an error, as in every program;
 	 * samples that cannot be read cut it short. */
-	status = !failed ? EXIT_OK : ferror(out) ? EXIT_USAGE : EXIT_PARTIAL;
+	status = !failed			    ? EXIT_OK
+		 : !session.out || ferror(session.out) ? EXIT_USAGE
+							: EXIT_PARTIAL;
 	if (!failed) {
 		session_finish(&session);
-		if (!output_close(out, opt.output))
+		if (opt.rotate ? !rotation_finish(&rot, session.out)
+			       : !output_close(session.out, opt.output))
 			status = EXIT_USAGE;
-		out = NULL;
+		session.out = NULL;
 	}
 	session_report(&session);
 
 cleanup:
 	perf_events_detach(&events);
-	if (opened)
+	if (opened) {
+		out = session.out;
 		session_close(&session);
+	}
 	profile_bpf__destroy(skel);
 	targets_free(&opt.targets);
 	if (out)
 		fclose(out);
+	rotation_stop(&rot);
 	if (opt.command) {
 		/* Sampling ended before the command (-d, a signal, a failed
 		 * write): wait for it, as a shell would.  It never started

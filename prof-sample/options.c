@@ -13,6 +13,7 @@
 
 static const char usage[] =
 	"Usage: prof-sample [OPTION]... [-- COMMAND [ARG]...] > CAPTURE\n"
+	"  or:  prof-sample --rotate SECS -o PATTERN [OPTION]... [-- COMMAND...]\n"
 	"Sample on-CPU stacks (or time off-CPU) with eBPF and write a raw capture\n"
 	"(see prof-symbolize(1)): of the whole system, or of the given targets.\n"
 	"\n"
@@ -77,6 +78,13 @@ static const char usage[] =
 	"                           root, else ~/.cache/prof; $PROF_BUILD_ID_DIR)\n"
 	"      --build-id-cache-size SIZE  its limit, least recently used entries\n"
 	"                           deleted past it (default 2G; K, M, G suffixes)\n"
+	"      --rotate SECS        a new capture file every SECS seconds (a whole\n"
+	"                           number), named by -o PATTERN and its strftime(3)\n"
+	"                           fields at the file's start (e.g.\n"
+	"                           /var/lib/prof/%Y%m%d-%H%M%S.cap); each finished\n"
+	"                           file's path is printed on stdout\n"
+	"      --keep N             with --rotate, keep the newest N files this run\n"
+	"                           wrote, deleting older ones\n"
 	"  -q, --quiet              no progress line on a terminal\n"
 	"  -v, --verbose            a summary at the end; twice, libbpf's messages\n"
 	"  -h, --help               show this help and exit\n"
@@ -175,6 +183,8 @@ void parse_options(int argc, char **argv, struct options *o)
 		OPT_MAX_BLOCK,
 		OPT_WAKEUPS,
 		OPT_WAKEUP_DEPTH,
+		OPT_ROTATE,
+		OPT_KEEP,
 	};
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
@@ -206,6 +216,8 @@ void parse_options(int argc, char **argv, struct options *o)
 		{ "max-block", required_argument, NULL, OPT_MAX_BLOCK },
 		{ "wakeups", no_argument, NULL, OPT_WAKEUPS },
 		{ "wakeup-depth", required_argument, NULL, OPT_WAKEUP_DEPTH },
+		{ "rotate", required_argument, NULL, OPT_ROTATE },
+		{ "keep", required_argument, NULL, OPT_KEEP },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -346,6 +358,14 @@ void parse_options(int argc, char **argv, struct options *o)
 								PROF_MAX_WAKERS);
 			block_options = true;
 			break;
+		case OPT_ROTATE:
+			o->rotate = (uint32_t)parse_count(optarg, "rotation period (seconds)", 1,
+							  1000000);
+			break;
+		case OPT_KEEP:
+			o->keep = (uint32_t)parse_count(optarg, "number of files to keep", 1,
+							1000000);
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -388,6 +408,11 @@ void parse_options(int argc, char **argv, struct options *o)
 	if (o->dwarf && storage_set)
 		errx(EXIT_USAGE, "--stack-storage-size and --count-storage-size apply to "
 				 "--unwind=fp and --kernel-only");
+	if (o->rotate && (!o->output || strcmp(o->output, "-") == 0))
+		errx(EXIT_USAGE, "--rotate writes files: it needs -o PATTERN (stdout gets "
+				 "their names)");
+	if (o->keep && !o->rotate)
+		errx(EXIT_USAGE, "--keep applies to --rotate");
 	if (optind < argc)
 		o->command = argv + optind;
 	if (o->command && (o->targets.npids || o->targets.ntids))

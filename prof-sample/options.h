@@ -32,6 +32,8 @@ struct options {
 	uint64_t min_block_ns, max_block_ns; /* 0: no maximum */
 	uint32_t states;		     /* CAP_STATE_* */
 	uint32_t wakeup_depth;		     /* 0 without --wakeups */
+	uint32_t rotate;		     /* --rotate SECS, or 0 */
+	uint32_t keep;			     /* --keep N, or 0: every file */
 };
 
 /* Parses argv; exits 0 for --help/--version, EXIT_USAGE on errors. */

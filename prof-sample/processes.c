@@ -10,6 +10,7 @@
 
 #include "diag.h"
 #include "perf_map.h"
+#include "proc_cgroup.h"
 #include "proc_maps.h"
 #include "stream.h"
 
@@ -42,6 +43,10 @@ struct process {
 	uid_t uid;	      /* owner a perf map must have (or root) */
 	struct perf_map_cursor perf_map; /* how much of /tmp/perf-PID.map was reported */
 	uint64_t perf_map_interval;
+	bool cgroup_read;    /* cgroup below is what /proc said (NULL: nothing) */
+	char *cgroup;
+	uint64_t cgroup_file; /* the file it was reported in, plus one */
+	bool gone;	      /* not in /proc at the last file's start */
 };
 
 void processes_init(struct processes *ps, const struct process_news *news,
@@ -72,6 +77,7 @@ static void free_process(void *v)
 	free(p->maps);
 	unref(p->inherited);
 	unref(p->shared);
+	free(p->cgroup);
 	free(p);
 }
 
@@ -365,6 +371,26 @@ const struct mapping *processes_maps(struct processes *ps, uint32_t pid, size_t 
 	return p->maps;
 }
 
+/* Once: a process moved later keeps the cgroup it was first seen in. */
+static void read_cgroup(struct process *p, uint32_t pid)
+{
+	if (p->cgroup_read || !pid)
+		return;
+	p->cgroup_read = true;
+	p->cgroup = proc_cgroup_read(pid);
+}
+
+void processes_cgroup(struct processes *ps, uint32_t pid)
+{
+	struct process *p = get(ps, pid);
+
+	read_cgroup(p, pid);
+	if (!p->cgroup || p->cgroup_file == ps->file + 1)
+		return;
+	p->cgroup_file = ps->file + 1;
+	ps->news->cgroup(ps->news->ctx, pid, p->cgroup, strlen(p->cgroup));
+}
+
 bool processes_sampled(struct processes *ps, uint32_t pid)
 {
 	struct process *p = get(ps, pid);
@@ -380,7 +406,8 @@ bool processes_sampled(struct processes *ps, uint32_t pid)
 		from_maps = true;
 	} else {
 		/* Known from the kernel's events, or else from /proc. */
-		p->uid_known = pid != 0 && perf_map_owner(pid, &p->uid);
+		if (!p->uid_known)
+			p->uid_known = pid != 0 && perf_map_owner(pid, &p->uid);
 		from_maps = pid != 0 && !p->n && !p->inherited &&
 			    proc_maps_read(pid, from_proc, &(struct proc_ctx){ ps, p, pid });
 	}
@@ -394,6 +421,7 @@ void processes_snapshot(struct processes *ps, uint32_t pid)
 
 	p->uid_known = perf_map_owner(pid, &p->uid);
 	p->snapshot = proc_maps_read(pid, from_proc_raw, &(struct proc_ctx){ ps, p, pid });
+	read_cgroup(p, pid);
 }
 
 void processes_snapshot_all(struct processes *ps)
@@ -431,5 +459,43 @@ void processes_reap(struct processes *ps)
 		free_process(p);
 		htab_remove(ps->byid, &pid, sizeof(pid)); /* moves the last entry to i */
 		e = htab_entries(ps->byid);
+	}
+}
+
+/* Whether the process is still there: its exit event may have been lost
+ * (the events ring was full). */
+static bool alive(uint32_t pid)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "/proc/%" PRIu32, pid);
+	return pid == 0 || access(name, F_OK) == 0;
+}
+
+void processes_next_file(struct processes *ps)
+{
+	struct htab_entry *e = htab_entries(ps->byid);
+
+	ps->file++;
+	for (size_t i = 0; i < htab_count(ps->byid);) {
+		struct process *p = e[i].val.p;
+		uint32_t pid;
+		memcpy(&pid, e[i].key, sizeof(pid));
+		/* Gone for a whole file: any sample of its was written by
+		 * now.  An exit seen is for processes_reap(). */
+		if (!p->sampled && !p->exited && p->gone) {
+			free_process(p);
+			htab_remove(ps->byid, &pid, sizeof(pid)); /* moves the last entry to i */
+			e = htab_entries(ps->byid);
+			continue;
+		}
+		/* As if never sampled: its first sample in the new file
+		 * reports its mappings, perf-map symbols and cgroup again. */
+		p->sampled = false;
+		p->written = 0;
+		p->perf_map = (struct perf_map_cursor){ 0 };
+		p->perf_map_interval = 0;
+		p->gone = !p->exited && !alive(pid);
+		i++;
 	}
 }

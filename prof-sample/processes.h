@@ -34,6 +34,8 @@ struct process_news {
 	/* A symbol of pid's perf map (name is not NUL-terminated). */
 	void (*jit_symbol)(void *ctx, uint32_t pid, uint64_t start, uint64_t size,
 			   const char *name, size_t len);
+	/* pid's cgroup v2 path (not NUL-terminated). */
+	void (*cgroup)(void *ctx, uint32_t pid, const char *path, size_t len);
 };
 
 struct processes {
@@ -43,6 +45,7 @@ struct processes {
 	struct build_id_cache *cache; /* NULL: none */
 	struct htab *byid;	      /* pid -> struct process */
 	uint64_t interval;	      /* drain intervals ended so far */
+	uint64_t file;		      /* capture files finished so far (--rotate) */
 };
 
 void processes_init(struct processes *ps, const struct process_news *news,
@@ -63,6 +66,10 @@ void processes_exit(struct processes *ps, uint32_t pid);
  * predate the capture.  Returns false if nothing at all is known. */
 bool processes_sampled(struct processes *ps, uint32_t pid);
 
+/* Reports pid's cgroup once per capture file, before its first sample
+ * there: read when prof-sample first met the process, or now. */
+void processes_cgroup(struct processes *ps, uint32_t pid);
+
 /* Reports the symbols of pid's perf map added since the last call (at
  * most once per drain interval). */
 void processes_perf_map(struct processes *ps, uint32_t pid);
@@ -82,6 +89,12 @@ void processes_next_interval(struct processes *ps);
  * interval keeps the old process's mappings before its own, which it
  * overrides where they overlap. */
 void processes_reap(struct processes *ps);
+
+/* A capture file was finished and the next begun (--rotate): everything
+ * is reported again, as to a new reader, and processes that have gone
+ * without a sample in the file finished are forgotten (their exit may
+ * have been among the events lost). */
+void processes_next_file(struct processes *ps);
 
 /* The mappings known for pid, or NULL; *generation changes whenever they
  * do, and is the same only for the same mappings: those a parent's

@@ -18,7 +18,8 @@ struct recorder {
 	bool verbose;
 	struct htab *stacks;  /* stack key -> capture stack id */
 	struct htab *threads; /* tid -> last name written */
-	struct recorder_stats stats;
+	struct recorder_stats stats; /* of the file being written */
+	struct recorder_stats done;  /* of the files finished before it */
 };
 
 static void on_map(void *ctx, uint32_t pid, const struct mapping *m)
@@ -53,6 +54,13 @@ static void on_jit_symbol(void *ctx, uint32_t pid, uint64_t start, uint64_t size
 	capw_jsym(&r->w, pid, start, size, name, len);
 }
 
+static void on_cgroup(void *ctx, uint32_t pid, const char *path, size_t len)
+{
+	struct recorder *r = ctx;
+
+	capw_cgroup(&r->w, pid, path, len);
+}
+
 struct recorder *recorder_new(FILE *out, const char *out_path, struct kallsyms *ksyms,
 			      struct processes *procs, bool verbose)
 {
@@ -67,6 +75,7 @@ struct recorder *recorder_new(FILE *out, const char *out_path, struct kallsyms *
 		.map = on_map,
 		.fork = on_fork,
 		.jit_symbol = on_jit_symbol,
+		.cgroup = on_cgroup,
 	};
 	r->verbose = verbose;
 	r->stacks = htab_new();
@@ -197,6 +206,7 @@ void recorder_sample(struct recorder *r, const struct taken_sample *s)
 		.nwakers = k->nwakers < PROF_MAX_WAKERS ? k->nwakers : PROF_MAX_WAKERS,
 	};
 
+	processes_cgroup(r->procs, k->pid);
 	note_frames_of(r, k->pid, k->tid, k->comm, k->ustack);
 	for (uint32_t i = 0; i < out.nwakers; i++) {
 		const struct waker *w = &k->wakers[i];
@@ -218,7 +228,7 @@ void recorder_rawstack(struct recorder *r, const struct cap_rawstack *raw, const
 
 void recorder_taken(struct recorder *r, uint64_t taken)
 {
-	r->stats.taken = taken;
+	r->stats.taken = taken - r->done.taken;
 }
 
 bool recorder_flush(struct recorder *r)
@@ -246,4 +256,33 @@ void recorder_end(struct recorder *r, uint64_t duration_ns)
 const struct recorder_stats *recorder_stats(const struct recorder *r)
 {
 	return &r->stats;
+}
+
+void recorder_run_stats(const struct recorder *r, struct recorder_stats *run)
+{
+	*run = r->done;
+	run->taken += r->stats.taken;
+	run->samples += r->stats.samples;
+	run->blocks += r->stats.blocks;
+	run->weight += r->stats.weight;
+	run->stacks += r->stats.stacks;
+	for (int c = 0; c < CAP_LOSS_MAX; c++)
+		run->lost[c] += r->stats.lost[c];
+}
+
+void recorder_next_file(struct recorder *r, FILE *out, const char *out_path)
+{
+	recorder_run_stats(r, &r->done);
+	r->stats = (struct recorder_stats){ 0 };
+	capw_free(&r->w);
+	capw_init(&r->w, out);
+	r->out_path = out_path;
+	/* What a file says once is said again in the next: each is read
+	 * alone. */
+	htab_free(r->stacks);
+	htab_free_values(r->threads, free);
+	r->stacks = htab_new();
+	r->threads = htab_new();
+	if (r->ksyms)
+		kallsyms_unwritten(r->ksyms);
 }

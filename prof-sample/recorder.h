@@ -68,8 +68,9 @@ struct taken_sample {
 	uint64_t time_ns;
 };
 
-/* Writes a SAMPLE with what it needs first: the names of its thread and
- * wakers, their processes' mappings and new perf-map symbols. */
+/* Writes a SAMPLE with what it needs first: its process's cgroup, the
+ * names of its thread and wakers, their processes' mappings and new
+ * perf-map symbols. */
 void recorder_sample(struct recorder *r, const struct taken_sample *s);
 
 /* The stack bytes and registers a sample was unwound from
@@ -88,6 +89,12 @@ bool recorder_flush(struct recorder *r);
 /* Writes the END record. */
 void recorder_end(struct recorder *r, uint64_t duration_ns);
 
+/* The totals of the file being written; of the whole run in *run. */
 const struct recorder_stats *recorder_stats(const struct recorder *r);
+void recorder_run_stats(const struct recorder *r, struct recorder_stats *run);
+
+/* Once the END record is written (--rotate): goes on in a new capture on
+ * out, where nothing was said yet (the caller gives it its INFO). */
+void recorder_next_file(struct recorder *r, FILE *out, const char *out_path);
 
 #endif

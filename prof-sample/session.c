@@ -40,7 +40,7 @@ static bool start_cache(struct build_id_cache *c, const struct options *o)
 }
 
 bool session_open(struct session *s, struct profile_bpf *skel, const struct source_ops *src,
-		  const struct options *o, FILE *out)
+		  const struct options *o, FILE *out, struct rotation *rot)
 {
 	bool have_ksyms, have_opener;
 
@@ -48,6 +48,8 @@ bool session_open(struct session *s, struct profile_bpf *skel, const struct sour
 	s->opt = o;
 	s->skel = skel;
 	s->src = src;
+	s->out = out;
+	s->rot = rot;
 	s->opener.h.sock = -1;
 	s->cache.keeper.sock = -1;
 	s->sb.map_fd = -1;
@@ -66,7 +68,7 @@ bool session_open(struct session *s, struct profile_bpf *skel, const struct sour
 	s->rec = recorder_new(out, o->output, have_ksyms ? &s->ksyms : NULL, &s->procs, o->verbose > 0);
 	processes_init(&s->procs, recorder_news(s->rec), &s->files);
 	s->procs.cache = s->have_cache ? &s->cache : NULL;
-	s->start_ns = monotonic_ns();
+	s->start_ns = s->file_start_ns = monotonic_ns();
 	s->have_sideband = sideband_open(&s->sb, &s->procs) == 0;
 	if (!s->have_sideband)
 		warnx("processes that exit before a drain will lose their user frames");
@@ -76,7 +78,7 @@ bool session_open(struct session *s, struct profile_bpf *skel, const struct sour
 					 .procs = &s->procs,
 					 .catch_up = s->have_sideband ? sideband_catch_up : NULL,
 					 .catch_up_ctx = &s->sb,
-					 .start_ns = s->start_ns,
+					 .start_ns = &s->file_start_ns,
 				 },
 				 o);
 	return s->src_state != NULL;
@@ -107,7 +109,7 @@ static void read_line(const char *path, char *buf, size_t size)
 	}
 }
 
-static void write_info(struct session *s, int ncpus)
+static void write_info(struct session *s)
 {
 	const struct options *o = s->opt;
 	struct utsname u;
@@ -122,7 +124,7 @@ static void write_info(struct session *s, int ncpus)
 						  (uint64_t)now.tv_nsec,
 				      .freq = o->freq,
 				      .period = o->period,
-				      .ncpus = (uint32_t)ncpus,
+				      .ncpus = (uint32_t)s->ncpus,
 				      .event = cap_cstr(!o->off_cpu ? EVENT_ON_CPU
 							: o->on_cpu   ? EVENT_WALL
 								      : EVENT_OFF_CPU),
@@ -160,7 +162,8 @@ bool session_begin(struct session *s, int ncpus)
 {
 	const struct options *o = s->opt;
 
-	write_info(s, ncpus);
+	s->ncpus = ncpus;
+	write_info(s);
 	snapshot_processes(s);
 	/* Everything privileged is done: what parses untrusted input from
 	 * here on (ELF files, perf maps) runs without it, and files only
@@ -170,6 +173,7 @@ bool session_begin(struct session *s, int ncpus)
 	s->files.by_path = true;
 	s->next_drain_ns = s->start_ns + (uint64_t)(o->interval * 1e9);
 	s->deadline_ns = o->duration ? s->start_ns + (uint64_t)(o->duration * 1e9) : UINT64_MAX;
+	s->next_rotation_ns = o->rotate ? s->start_ns + o->rotate * 1000000000ull : UINT64_MAX;
 	return true;
 }
 
@@ -206,7 +210,7 @@ static void record_losses(struct session *s)
 /* Moves the samples of the interval that ended into the capture. */
 static bool drain(struct session *s, bool last)
 {
-	enum drain_result r = s->src->drain(s->src_state, monotonic_ns() - s->start_ns, last);
+	enum drain_result r = s->src->drain(s->src_state, monotonic_ns() - s->file_start_ns, last);
 
 	if (r == DRAIN_ERROR)
 		return false;
@@ -216,6 +220,29 @@ static bool drain(struct session *s, bool last)
 	 * samples behind in the source delay it to a later drain. */
 	if (r == DRAIN_COMPLETE)
 		processes_reap(&s->procs);
+	return true;
+}
+
+/* Ends the file being written and goes on in a new one, whose
+ * interval starts now: its own INFO, and everything its samples need
+ * said again as they come. */
+static bool rotate(struct session *s)
+{
+	uint64_t now = monotonic_ns();
+
+	recorder_end(s->rec, now - s->file_start_ns);
+	if (!rotation_finish(s->rot, s->out)) {
+		s->out = NULL;
+		return false;
+	}
+	if (!(s->out = rotation_next(s->rot)))
+		return false;
+	recorder_next_file(s->rec, s->out, s->opt->output);
+	processes_next_file(&s->procs);
+	s->file_start_ns = now;
+	write_info(s);
+	while (s->next_rotation_ns <= now)
+		s->next_rotation_ns += s->opt->rotate * 1000000000ull;
 	return true;
 }
 
@@ -230,8 +257,9 @@ static uint64_t total_lost(const struct recorder_stats *st)
 
 static void progress(const struct session *s, bool final)
 {
-	const struct recorder_stats *st = recorder_stats(s->rec);
+	struct recorder_stats run, *st = &run;
 
+	recorder_run_stats(s->rec, &run);
 	fprintf(stderr, "\rprof-sample: %.0fs, %" PRIu64 " samples, %u stacks, %" PRIu64 " lost%s",
 		(double)(monotonic_ns() - s->start_ns) / 1e9, st->samples, st->stacks,
 		total_lost(st), final ? "\n" : "  ");
@@ -257,8 +285,10 @@ bool session_step(struct session *s, bool *failed)
 		build_id_cache_work(s->procs.cache, &s->files, CACHE_SLICE_NS);
 		return true;
 	}
+	uint64_t due = s->next_drain_ns;
 	s->next_drain_ns += (uint64_t)(s->opt->interval * 1e9);
-	if (!drain(s, false) || !recorder_flush(s->rec)) {
+	if (!drain(s, false) || !recorder_flush(s->rec) ||
+	    (due >= s->next_rotation_ns && !rotate(s))) {
 		*failed = true;
 		return false;
 	}
@@ -275,9 +305,9 @@ void session_finish(struct session *s)
 }
 
 /* What off-CPU time left out, and why. */
-static void report_blocks(const struct session *s, bool verbose)
+static void report_blocks(const struct session *s, const struct recorder_stats *st,
+			  bool verbose)
 {
-	const struct recorder_stats *st = recorder_stats(s->rec);
 	volatile const __u64 *c = s->skel->bss->counters;
 
 	if (verbose)
@@ -351,12 +381,14 @@ static void report_cache(const struct build_id_cache_stats *st, bool verbose)
 void session_report(struct session *s)
 {
 	bool verbose = s->opt->verbose > 0;
+	struct recorder_stats run;
 
 	if (s->show_progress)
 		progress(s, true);
-	report_samples(recorder_stats(s->rec), s->opt, verbose);
+	recorder_run_stats(s->rec, &run);
+	report_samples(&run, s->opt, verbose);
 	if (s->opt->off_cpu)
-		report_blocks(s, verbose);
+		report_blocks(s, &run, verbose);
 	if (s->have_cache)
 		report_cache(&s->cache.stats, verbose);
 }

@@ -18,6 +18,7 @@
 #include "opener.h"
 #include "options.h"
 #include "processes.h"
+#include "rotation.h"
 #include "sideband.h"
 #include "source.h"
 
@@ -37,16 +38,21 @@ struct session {
 	struct mapped_files files;
 	struct processes procs;
 	struct sideband sb;
+	FILE *out;		/* the capture being written */
+	struct rotation *rot;	/* --rotate: where the next file comes from */
+	int ncpus;
 	uint64_t start_ns, next_drain_ns, deadline_ns;
+	uint64_t file_start_ns, next_rotation_ns; /* of the file being written */
 	uint64_t counters[16]; /* the BPF program's counters already recorded */
 	uint64_t sideband_reported;
 };
 
-/* Starts the capture on out with the loaded skel and its source src.
- * False, with a message printed, if it cannot; session_close() is due
- * either way. */
+/* Starts the capture on out with the loaded skel and its source src;
+ * with rot, a new file from it every --rotate seconds (s->out is the one
+ * being written).  False, with a message printed, if it cannot;
+ * session_close() is due either way. */
 bool session_open(struct session *s, struct profile_bpf *skel, const struct source_ops *src,
-		  const struct options *o, FILE *out);
+		  const struct options *o, FILE *out, struct rotation *rot);
 void session_close(struct session *s);
 
 /* Once sampling runs on ncpus CPUs: the INFO record, then the mappings of
@@ -55,7 +61,8 @@ void session_close(struct session *s);
 bool session_begin(struct session *s, int ncpus);
 
 /* Waits for and handles what comes (samples to unwind, process events),
- * draining at each interval.  False once the duration has ended; on a
+ * draining at each interval, and going on in a new file after the drain
+ * that ends a --rotate period.  False once the duration has ended; on a
  * failure too, with *failed set. */
 bool session_step(struct session *s, bool *failed);
 

@@ -29,7 +29,9 @@ struct source_env {
 	 * every sample taken so far are there by then.  NULL: none come. */
 	void (*catch_up)(void *ctx);
 	void *catch_up_ctx;
-	uint64_t start_ns; /* CLOCK_MONOTONIC at capture start */
+	/* CLOCK_MONOTONIC at the start of the capture file being written
+	 * (the session moves it on at each --rotate). */
+	const uint64_t *start_ns;
 };
 
 enum drain_result {

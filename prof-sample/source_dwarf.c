@@ -160,7 +160,7 @@ static int on_sample(void *ctx, void *data, size_t size)
 					  &(struct cap_rawstack){
 						  .pid = rs->pid,
 						  .tid = rs->tid,
-						  .time_ns = monotonic_ns() - r->env.start_ns,
+						  .time_ns = monotonic_ns() - *r->env.start_ns,
 						  .ustack = a.ustack,
 						  .machine = UNWIND_MACHINE,
 						  .nregs = PROF_NR_UREGS,

@@ -1,0 +1,233 @@
+#include "rotation.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "privileges.h"
+#include "stream.h"
+
+enum { ROT_NEXT = 1, ROT_FINISH };
+
+struct rot_request {
+	uint32_t op;
+};
+
+struct rot_reply {
+	int32_t err; /* 0, or an errno value */
+	char path[PATH_MAX];
+};
+
+/* Making and renaming files may wait on a slow disk or network file
+ * system longer than a helper's usual second. */
+#define ROTATION_TIMEOUT_MS 30000
+
+/* A name collision is resolved this many times over before giving up. */
+#define MAX_SUFFIX 10000
+
+/* The helper's state: only it knows the names. */
+struct keeper {
+	const char *pattern;
+	uint32_t keep;
+	bool open;
+	char tmp[PATH_MAX], name[PATH_MAX];
+	char **kept; /* ring of the last keep files renamed into place */
+	size_t first, n;
+};
+
+/* The file's name at its start, and its temporary name beside it: hidden,
+ * and unique (mkstemps) so that nothing of anyone else's is truncated. */
+static int make_file(struct keeper *k)
+{
+	char dir[PATH_MAX], base[PATH_MAX];
+	time_t now = time(NULL);
+	struct tm tm;
+	int fd;
+
+	if (!localtime_r(&now, &tm) || strftime(k->name, sizeof(k->name), k->pattern, &tm) == 0)
+		return -ENAMETOOLONG;
+	snprintf(dir, sizeof(dir), "%s", k->name);
+	snprintf(base, sizeof(base), "%s", k->name);
+	if ((size_t)snprintf(k->tmp, sizeof(k->tmp), "%s/.%s.XXXXXX.tmp", dirname(dir),
+			     basename(base)) >= sizeof(k->tmp))
+		return -ENAMETOOLONG;
+	fd = mkstemps(k->tmp, 4);
+	if (fd < 0)
+		return -errno;
+	k->open = true;
+	return fd;
+}
+
+/* Renames without ever replacing a file: renameat2's RENAME_NOREPLACE, or
+ * where the file system lacks it, a hard link then the unlink. */
+static int place(const char *from, const char *to)
+{
+	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -errno;
+	if (link(from, to) != 0)
+		return -errno;
+	unlink(from);
+	return 0;
+}
+
+static void forget_oldest(struct keeper *k)
+{
+	char *old = k->kept[k->first];
+
+	if (unlink(old) != 0 && errno != ENOENT)
+		warn("%s", old);
+	free(old);
+	k->first = (k->first + 1) % k->keep;
+	k->n--;
+}
+
+static int finish_file(struct keeper *k, char *path, size_t size)
+{
+	int err = -EEXIST;
+
+	if (!k->open)
+		return -EINVAL;
+	for (unsigned i = 0; err == -EEXIST && i < MAX_SUFFIX; i++) {
+		if ((size_t)(i ? snprintf(path, size, "%s.%u", k->name, i)
+			       : snprintf(path, size, "%s", k->name)) >= size)
+			return -ENAMETOOLONG;
+		err = place(k->tmp, path);
+	}
+	if (err)
+		return err;
+	k->open = false;
+	if (k->keep) {
+		if (k->n == k->keep)
+			forget_oldest(k);
+		k->kept[(k->first + k->n++) % k->keep] = xstrdup(path);
+	}
+	return 0;
+}
+
+static void give_up(struct keeper *k, char *path, size_t size)
+{
+	struct stat st;
+
+	if (stat(k->tmp, &st) == 0 && st.st_size == 0)
+		unlink(k->tmp);
+	else
+		finish_file(k, path, size);
+}
+
+static void serve(int sock, void *arg)
+{
+	struct keeper *k = arg;
+	struct rot_request rq;
+	struct rot_reply *rp = xcalloc(1, sizeof(*rp));
+	ssize_t n;
+	int fd;
+
+	while ((n = helper_recv(sock, &rq, sizeof(rq), &fd)) > 0) {
+		int ret = -EINVAL;
+		if (fd >= 0)
+			close(fd);
+		memset(rp, 0, sizeof(*rp));
+		if (n == sizeof(rq) && rq.op == ROT_NEXT)
+			ret = k->open ? -EBUSY : make_file(k);
+		else if (n == sizeof(rq) && rq.op == ROT_FINISH)
+			ret = finish_file(k, rp->path, sizeof(rp->path));
+		rp->err = ret < 0 ? -ret : 0;
+		helper_send(sock, rp, sizeof(*rp), ret > 0 ? ret : -1);
+		if (ret > 0)
+			close(ret);
+	}
+	/* The main process gave up on the file: what it holds is valid up
+	 * to where it stops, and nothing if it is empty (sampling never
+	 * started). */
+	if (k->open)
+		give_up(k, rp->path, sizeof(rp->path));
+	free(rp);
+}
+
+static bool confine(void *arg)
+{
+	(void)arg;
+	return keep_only(NULL, 0, false);
+}
+
+bool rotation_start(struct rotation *r, const char *pattern, uint32_t keep)
+{
+	/* Set up before the fork: the helper allocates only what it keeps. */
+	static struct keeper k;
+
+	k = (struct keeper){ .pattern = pattern, .keep = keep };
+	k.kept = keep ? xcalloc(keep, sizeof(*k.kept)) : NULL;
+	memset(r, 0, sizeof(*r));
+	if (!helper_spawn(&r->h, "file rotation", confine, serve, &k))
+		return false;
+	free(k.kept); /* the helper's copy is its own */
+	r->h.timeout_ms = ROTATION_TIMEOUT_MS;
+	return true;
+}
+
+static bool call(struct rotation *r, uint32_t op, struct rot_reply *rp, int *fd)
+{
+	struct rot_request rq = { op };
+
+	if (!helper_call(&r->h, &rq, sizeof(rq), -1, rp, sizeof(*rp), fd))
+		return false;
+	if (rp->err) {
+		errno = rp->err;
+		return false;
+	}
+	return true;
+}
+
+FILE *rotation_next(struct rotation *r)
+{
+	struct rot_reply *rp = xcalloc(1, sizeof(*rp));
+	FILE *f = NULL;
+	int fd = -1;
+
+	if (!call(r, ROT_NEXT, rp, &fd) || fd < 0) {
+		if (rp->err)
+			warn("a new capture file");
+	} else if (!(f = fdopen(fd, "w"))) {
+		warn("a new capture file");
+		close(fd);
+	}
+	free(rp);
+	return f;
+}
+
+bool rotation_finish(struct rotation *r, FILE *f)
+{
+	struct rot_reply *rp;
+	bool ok;
+
+	if (!output_close(f, "the capture file"))
+		return false;
+	rp = xcalloc(1, sizeof(*rp));
+	ok = call(r, ROT_FINISH, rp, NULL);
+	if (!ok && rp->err)
+		warn("renaming the capture file into place");
+	if (ok) {
+		snprintf(r->path, sizeof(r->path), "%s", rp->path);
+		/* For a reader that ships each file as it comes: a line at
+		 * once.  A reader gone does not stop the capture. */
+		if ((printf("%s\n", r->path) < 0 || fflush(stdout) != 0) && !r->stdout_failed) {
+			r->stdout_failed = true;
+			warn("stdout: the files' names are no longer printed");
+		}
+	}
+	free(rp);
+	return ok;
+}
+
+void rotation_stop(struct rotation *r)
+{
+	helper_stop(&r->h);
+}
