@@ -6,8 +6,11 @@
 
 #include "diag.h"
 
-/* Keys are packed into large blocks: per-key malloc would dominate both
- * time and RSS for the millions of short keys a fold can see. */
+/* Keys are packed into blocks: per-key malloc would dominate both time
+ * and RSS for the millions of short keys a fold can see.  The blocks start
+ * small and double up to 1 MiB, since many tables stay small: prof-sample
+ * keeps one per process it unwinds, hundreds at a time on a busy host. */
+#define ARENA_FIRST_BLOCK (1u << 12)
 #define ARENA_BLOCK (1u << 20)
 
 struct arena_block {
@@ -75,7 +78,11 @@ static void *arena_copy(struct htab *h, const void *key, size_t len)
 	void *p;
 
 	if (!b || b->size - b->used < need) {
-		size_t size = need > ARENA_BLOCK ? need : ARENA_BLOCK;
+		size_t size = h->arena_bytes < ARENA_FIRST_BLOCK ? ARENA_FIRST_BLOCK
+			      : h->arena_bytes < ARENA_BLOCK	  ? h->arena_bytes
+								  : ARENA_BLOCK;
+		if (size < need)
+			size = need;
 		b = xmalloc(sizeof(*b) + size);
 		b->size = size;
 		b->used = 0;
