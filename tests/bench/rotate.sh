@@ -29,14 +29,17 @@ mkdir "$TMP/out"
 ps=$!
 pids+=($ps)
 hz=$(getconf CLK_TCK)
-printf '%6s %9s %8s %8s %9s\n' time-s rss-KiB cpu-s cpu-% files
+printf '%6s %9s %9s %9s %8s %8s %6s\n' time-s rss-KiB anon-KiB file-KiB cpu-s cpu-% files
 last=0 t=0
 while [ "$t" -lt "$SECS" ] && kill -0 $ps 2>/dev/null; do
 	sleep 30
 	t=$((t + 30))
-	rss=$(awk '/^VmRSS:/ { print $2 }' /proc/$ps/status 2>/dev/null) || break
+	# Anonymous memory is prof-sample's own; file pages are the mapped
+	# files it reads CFI and symbols from, which the kernel may reclaim.
+	read -r rss anon file < <(awk '/^VmRSS:/ { r = $2 } /^RssAnon:/ { a = $2 }
+		/^RssFile:/ { f = $2 } END { print r, a, f }' /proc/$ps/status 2>/dev/null) || break
 	ticks=$(awk '{ print $14 + $15 }' /proc/$ps/stat 2>/dev/null) || break
-	printf '%6d %9s %8.2f %8.2f %9d\n' "$t" "$rss" "$(echo "$ticks / $hz" | bc -l)" \
+	printf '%6d %9s %9s %9s %8.2f %8.2f %6d\n' "$t" "$rss" "$anon" "$file" "$(echo "$ticks / $hz" | bc -l)" \
 		"$(echo "($ticks - $last) * 100 / $hz / 30" | bc -l)" "$(wc -l < "$TMP/finished")"
 	last=$ticks
 done
