@@ -264,11 +264,12 @@ int main(int argc, char **argv)
 	FILE *frames = opt.build_ids ? fopen("/dev/null", "w") : out;
 	if (!frames)
 		err(EXIT_USAGE, "/dev/null");
+	if (!symbolizer_init(&s, &opt.sym))
+		exit(EXIT_USAGE);
+	/* After init: nothing is written when the options fail. */
 	struct sink *sink = opt.pprof && !opt.build_ids ? pprof_sink_new(out, &opt.sym)
 			 : frames_text_new(frames, opt.sym.demangle, opt.sym.lines);
-
-	if (!symbolizer_init(&s, sink, &opt.sym))
-		exit(EXIT_USAGE);
+	s.sink = sink;
 	while ((st = capr_next(&r, &rec)) == CAPR_OK)
 		symbolizer_record(&s, &rec);
 	if (st != CAPR_EOF) {

@@ -33,13 +33,12 @@ struct proc {
 	bool perf_map_tried; /* /tmp/perf-PID.map read (live captures only) */
 };
 
-bool symbolizer_init(struct symbolizer *s, struct sink *sink, const struct symbolize_opts *opt)
+bool symbolizer_init(struct symbolizer *s, const struct symbolize_opts *opt)
 {
 	char why[256];
 	size_t n = opt->ndebug_dirs;
 
 	memset(s, 0, sizeof(*s));
-	s->sink = sink;
 	s->opt = *opt;
 	if (opt->kallsyms) {
 		if (!kernel_syms_load_kallsyms(&s->kallsyms, opt->kallsyms, why, sizeof(why))) {

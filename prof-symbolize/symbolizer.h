@@ -93,8 +93,9 @@ struct symbolizer {
 	uint64_t lost[CAP_LOSS_MAX];
 };
 
-/* Returns false (with a message printed) if opt->kallsyms is unreadable. */
-bool symbolizer_init(struct symbolizer *s, struct sink *sink, const struct symbolize_opts *opt);
+/* Returns false (with a message printed) if opt->kallsyms is unreadable.
+ * The caller then sets s->sink, before the first record. */
+bool symbolizer_init(struct symbolizer *s, const struct symbolize_opts *opt);
 void symbolizer_free(struct symbolizer *s);
 
 /* Handles one record; SAMPLE records produce output. */
