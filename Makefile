@@ -39,7 +39,7 @@ COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
 LIBCOMMON  := $(BUILD)/libcommon.a
 
 LIBS_prof-sample    := -lbpf -ldw -lelf -lz -lxxhash
-LIBS_prof-symbolize := -ldw -lelf -ldebuginfod -liberty -llzma -lxxhash
+LIBS_prof-symbolize := -ldw -lelf -ldebuginfod -liberty -llzma -lxxhash -lz
 LIBS_prof-fold      := -lxxhash -lelf
 LIBS_prof-svg       := -lxxhash -lelf -lm
 

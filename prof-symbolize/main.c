@@ -1,26 +1,32 @@
 /*
  * prof-symbolize: turn a raw capture into symbolized frames, a subset of
- * perf script's output that prof-fold and stackcollapse-perf.pl read.
+ * perf script's output that prof-fold and stackcollapse-perf.pl read, or
+ * into a pprof profile.
  */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "build_id.h"
 #include "capture.h"
 #include "diag.h"
+#include "frames_text.h"
 #include "modules.h"
+#include "pprof_sink.h"
 #include "stream.h"
 #include "symbolizer.h"
 
 static const char usage[] =
 	"Usage: prof-symbolize [OPTION]... [CAPTURE]\n"
 	"Symbolize a capture written by prof-sample (stdin if CAPTURE is absent or -)\n"
-	"into perf-script-style frames.\n"
+	"into perf-script-style frames, or into a pprof profile.\n"
 	"\n"
 	"  -o, --output FILE      write to FILE instead of stdout\n"
+	"  -f, --format FORMAT    perf (frames, the default) or pprof (a gzipped\n"
+	"                         profile.proto, never written to a terminal)\n"
 	"  -i, --inline           add the inlined functions of each frame (DWARF)\n"
 	"  -l, --lines            add each frame's source file and line (DWARF)\n"
 	"      --no-demangle      print C++ and Rust symbols as they are mangled\n"
@@ -39,11 +45,11 @@ static const char usage[] =
 	"\n"
 	"Exit status: 0 success, 1 the capture was truncated or corrupt (everything\n"
 	"before the damage was symbolized), 2 usage error, not a capture, or\n"
-	"unwritable output.\n";
+	"unwritable output (a pprof profile to a terminal included).\n";
 
 struct options {
 	const char *input, *output;
-	bool verbose, build_ids;
+	bool verbose, build_ids, pprof;
 	struct symbolize_opts sym;
 };
 
@@ -60,6 +66,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, 'f' },
 		{ "inline", no_argument, NULL, 'i' },
 		{ "lines", no_argument, NULL, 'l' },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
@@ -78,10 +85,15 @@ static void parse_options(int argc, char **argv, struct options *o)
 	*o = (struct options){ 0 };
 	o->sym.demangle = o->sym.debuginfod = true;
 	o->sym.debug_dirs = xcalloc((size_t)argc, sizeof(char *));
-	while ((c = getopt_long(argc, argv, "o:ilvhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:f:ilvhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
+			break;
+		case 'f':
+			if (strcmp(optarg, "pprof") != 0 && strcmp(optarg, "perf") != 0)
+				errx(EXIT_USAGE, "unknown format '%s' (perf or pprof)", optarg);
+			o->pprof = strcmp(optarg, "pprof") == 0;
 			break;
 		case 'i':
 			o->sym.inline_frames = true;
@@ -242,13 +254,22 @@ int main(int argc, char **argv)
 	if (st != CAPR_OK)
 		errx(EXIT_USAGE, "%s: %s", name, r.error);
 	out = output_open(opt.output, false);
+	/* A profile is compressed binary, as gzip's output is: not for a
+	 * terminal.  (It is no capture: written as -o names it, symbolic
+	 * link or not, like the frames.) */
+	if (opt.pprof && !opt.build_ids && isatty(fileno(out)))
+		errx(EXIT_USAGE, "refusing to write a pprof profile to a terminal "
+				 "(redirect it or use -o FILE)");
 	/* --build-ids symbolizes the frames only to learn the files. */
 	FILE *frames = opt.build_ids ? fopen("/dev/null", "w") : out;
 	if (!frames)
 		err(EXIT_USAGE, "/dev/null");
-
-	if (!symbolizer_init(&s, frames, &opt.sym))
+	if (!symbolizer_init(&s, &opt.sym))
 		exit(EXIT_USAGE);
+	/* After init: nothing is written when the options fail. */
+	struct sink *sink = opt.pprof && !opt.build_ids ? pprof_sink_new(out, &opt.sym)
+			 : frames_text_new(frames, opt.sym.demangle, opt.sym.lines);
+	s.sink = sink;
 	while ((st = capr_next(&r, &rec)) == CAPR_OK)
 		symbolizer_record(&s, &rec);
 	if (st != CAPR_EOF) {
@@ -274,6 +295,7 @@ int main(int argc, char **argv)
 	}
 
 	symbolizer_free(&s);
+	sink->free(sink);
 	free(opt.sym.debug_dirs);
 	capr_free(&r);
 	if (in != stdin)

@@ -1,18 +1,14 @@
 #include "symbolizer.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "build_id.h"
-#include "demangle.h"
 #include "jit_syms.h"
 #include "perf_map.h"
 #include "diag.h"
-#include "offcpu_words.h"
-#include "frames_header.h"
 
 struct stack {
 	uint32_t nr;
@@ -37,71 +33,13 @@ struct proc {
 	bool perf_map_tried; /* /tmp/perf-PID.map read (live captures only) */
 };
 
-/* A growable string for formatted frames. */
-struct buf {
-	char *p;
-	size_t len, cap;
-};
-
-static void buf_add(struct buf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		b->cap = (b->cap ? b->cap * 2 : 256) + n;
-		b->p = xrealloc(b->p, b->cap);
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-__attribute__((format(printf, 2, 3))) static void buf_printf(struct buf *b, const char *fmt, ...)
-{
-	char tmp[512];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	buf_add(b, tmp, n < 0 ? 0 : (size_t)n >= sizeof(tmp) ? sizeof(tmp) - 1 : (size_t)n);
-}
-
-/* Names come from files and processes we do not control: a newline or tab
- * in one would break the line format, and a C1 control would reach the
- * terminal the frames are read on. */
-static void buf_clean(struct buf *b, const char *s, size_t n)
-{
-	size_t start = b->len;
-
-	buf_add(b, s, n);
-	printable(b->p + start, b->len - start);
-}
-
-/* v in lowercase hex, right-aligned in `width` characters (0: no
- * padding): frame lines are written by the million, printf is too slow. */
-static void buf_hex(struct buf *b, uint64_t v, int width)
-{
-	char tmp[24];
-	int n = 0;
-
-	do {
-		tmp[sizeof(tmp) - 1 - n++] = "0123456789abcdef"[v & 15];
-		v >>= 4;
-	} while (v);
-	while (n < width)
-		tmp[sizeof(tmp) - 1 - n++] = ' ';
-	buf_add(b, tmp + sizeof(tmp) - n, (size_t)n);
-}
-
-bool symbolizer_init(struct symbolizer *s, FILE *out, const struct symbolize_opts *opt)
+bool symbolizer_init(struct symbolizer *s, const struct symbolize_opts *opt)
 {
 	char why[256];
 	size_t n = opt->ndebug_dirs;
 
 	memset(s, 0, sizeof(*s));
-	s->out = out;
 	s->opt = *opt;
-	setvbuf(out, NULL, _IOFBF, 1 << 16);
 	if (opt->kallsyms) {
 		if (!kernel_syms_load_kallsyms(&s->kallsyms, opt->kallsyms, why, sizeof(why))) {
 			warnx("%s: %s", opt->kallsyms, why);
@@ -133,8 +71,8 @@ bool symbolizer_init(struct symbolizer *s, FILE *out, const struct symbolize_opt
 	s->stacks = htab_new();
 	s->threads = htab_new();
 	s->procs = htab_new();
-	s->text = htab_new();
-	frames_header_write(out);
+	s->cgroups = htab_new();
+	s->cache = htab_new();
 	return true;
 }
 
@@ -156,11 +94,12 @@ void symbolizer_free(struct symbolizer *s)
 	modules_free(&s->modules);
 	free(s->debug_dirs);
 	free(s->sysroot_debug);
-	free(s->scratch);
+	free(s->fr);
 	htab_free_values(s->stacks, free);
 	htab_free_values(s->threads, free);
 	htab_free_values(s->procs, free_proc);
-	htab_free_values(s->text, free);
+	htab_free_values(s->cgroups, free);
+	htab_free_values(s->cache, free);
 }
 
 static struct proc *get_proc(struct symbolizer *s, uint32_t pid)
@@ -244,14 +183,32 @@ static void load_live_perf_map(struct symbolizer *s, uint32_t pid, struct proc *
 }
 
 
-static void set_comm(struct symbolizer *s, const struct cap_comm *c)
+/* A thread's name or a process's cgroup: a later record replaces it. */
+static void set_name(struct htab *h, uint32_t id, struct cap_str name)
 {
 	bool created;
-	struct htab_entry *e = htab_upsert(s->threads, &c->tid, sizeof(c->tid), &created);
+	struct htab_entry *e = htab_upsert(h, &id, sizeof(id), &created);
 
 	if (!created)
 		free(e->val.p);
-	e->val.p = xstrndup(c->comm.s, c->comm.len);
+	e->val.p = xstrndup(name.s, name.len);
+}
+
+static const char *name_of(struct htab *h, uint32_t id)
+{
+	struct htab_entry *e = htab_find(h, &id, sizeof(id));
+
+	return e ? e->val.p : NULL;
+}
+
+const char *symbolizer_comm(struct symbolizer *s, uint32_t tid)
+{
+	return name_of(s->threads, tid);
+}
+
+const char *symbolizer_cgroup(struct symbolizer *s, uint32_t pid)
+{
+	return name_of(s->cgroups, pid);
 }
 
 static void add_stack(struct symbolizer *s, const struct cap_stack *st)
@@ -278,51 +235,14 @@ static const struct stack *find_stack(struct symbolizer *s, uint32_t id)
 	return e ? e->val.p : NULL;
 }
 
-/* One frame line: `\tADDR SYMBOL+0xOFF (DSO)`, perf script's form.  An
- * unresolved frame in a known module is [MODULE]+0xFILEOFFSET: brackets
- * say "unknown" to every reader, and folding drops the offset; inlined
- * frames end in " (inlined)" instead of the dso, and --lines adds perf's
- * "\n  FILE:LINE" after the symbol and dso. */
-static void put_frame_line(struct symbolizer *s, struct buf *b, uint64_t ip, const struct resolved *r,
-			   const char *module, uint64_t fileoff, const char *dso)
+static struct frame *add_frame(struct symbolizer *s, size_t *n, uint64_t ip, enum frame_where where)
 {
-	s->frames++;
-	buf_add(b, "\t", 1);
-	buf_hex(b, ip, 16);
-	buf_add(b, " ", 1);
-	if (r && r->name) {
-		char *d = s->opt.demangle ? demangle(r->name) : NULL;
-		buf_clean(b, d ? d : r->name, strlen(d ? d : r->name));
-		free(d);
-		buf_add(b, "+0x", 3);
-		buf_hex(b, r->off, 0);
-	} else if (module) {
-		s->unresolved++;
-		buf_add(b, "[", 1);
-		buf_clean(b, module, strlen(module));
-		buf_add(b, "]+0x", 4);
-		buf_hex(b, fileoff, 0);
-	} else {
-		s->unresolved++;
-		buf_add(b, "[unknown]", 9);
+	if (*n == s->fr_cap) {
+		s->fr_cap = s->fr_cap ? 2 * s->fr_cap : 64;
+		s->fr = xreallocarray(s->fr, s->fr_cap, sizeof(*s->fr));
 	}
-	if (!r || !r->inlined) {
-		buf_add(b, " (", 2);
-		buf_clean(b, dso, strlen(dso));
-		buf_add(b, ")", 1);
-	}
-	if (s->opt.lines && r && r->name) {
-		if (r->file) {
-			buf_add(b, "\n  ", 3);
-			buf_clean(b, r->file, strlen(r->file));
-			buf_printf(b, ":%d", r->line);
-		} else {
-			buf_add(b, "\n  ??:0", 7);
-		}
-	}
-	if (r && r->inlined)
-		buf_add(b, " (inlined)", 10);
-	buf_add(b, "\n", 1);
+	s->fr[*n] = (struct frame){ .ip = ip, .where = where, .module = "" };
+	return &s->fr[(*n)++];
 }
 
 /* The kernel symbol at addr: from the capture, else from kallsyms (the
@@ -343,19 +263,17 @@ static const struct kernel_sym *kernel_sym(struct symbolizer *s, uint64_t addr)
 	return s->kallsyms_state > 0 ? kernel_syms_find(&s->kallsyms, addr) : NULL;
 }
 
-static void kernel_frames(struct symbolizer *s, struct buf *b, const struct stack *st)
+static void kernel_frames(struct symbolizer *s, size_t *n, const struct stack *st)
 {
 	for (uint32_t i = 0; i < st->nr; i++) {
 		uint64_t ip = st->ip[i];
 		const struct kernel_sym *k = kernel_sym(s, i ? ip - 1 : ip);
-		struct resolved r = { k ? k->name : NULL, k ? ip - k->start : 0, NULL, 0, false };
-		char dso[80];
+		struct frame *f = add_frame(s, n, ip, FRAME_KERNEL);
 
-		if (k && k->module[0])
-			snprintf(dso, sizeof(dso), "[%s]", k->module);
-		else
-			strcpy(dso, "[kernel.kallsyms]");
-		put_frame_line(s, b, ip, &r, NULL, 0, dso);
+		if (k) {
+			f->r = (struct resolved){ k->name, ip - k->start, NULL, 0, false };
+			f->module = k->module;
+		}
 	}
 }
 
@@ -386,8 +304,8 @@ static bool anonymous(struct cap_str path)
 	       (path.len > 6 && memcmp(path.s, "[anon:", 6) == 0);
 }
 
-static void user_frames(struct symbolizer *s, struct buf *b, uint32_t pid, struct proc *p,
-			const struct stack *st)
+static void user_frames(struct symbolizer *s, size_t *nf, uint32_t pid, struct proc *p,
+			const struct stack *st, bool counting)
 {
 	struct resolved r[MAX_INLINE];
 
@@ -404,15 +322,14 @@ static void user_frames(struct symbolizer *s, struct buf *b, uint32_t pid, struc
 			/* Not file-backed: JIT code, if the process said so. */
 			load_live_perf_map(s, pid, p);
 			if (p && (j = jit_syms_find(&p->jit, at))) {
-				char dso[64];
-				struct resolved jr = { j->name, ip - j->start, NULL, 0, false };
-				snprintf(dso, sizeof(dso), "/tmp/perf-%" PRIu32 ".map", pid);
-				put_frame_line(s, b, ip, &jr, NULL, 0, dso);
+				struct frame *f = add_frame(s, nf, ip, FRAME_JIT);
+				f->r = (struct resolved){ j->name, ip - j->start, NULL, 0, false };
+				f->pid = pid;
 				continue;
 			}
 			/* No mapping, or an anonymous one: nothing names it. */
 			if (!m || anonymous(m->rec.path)) {
-				put_frame_line(s, b, ip, NULL, NULL, 0, "[unknown]");
+				add_frame(s, nf, ip, FRAME_NONE);
 				continue;
 			}
 		}
@@ -422,89 +339,46 @@ static void user_frames(struct symbolizer *s, struct buf *b, uint32_t pid, struc
 		}
 		off = at - m->start + m->pgoff;
 		n = module_resolve(m->mod, off, ip - at, s->opt.inline_frames, s->opt.lines, r);
-		if (s->counting) {
+		if (counting) {
 			m->mod->lookups++;
 			m->mod->unresolved += r[n - 1].name == NULL;
 		}
-		for (size_t k = 0; k < n; k++)
-			put_frame_line(s, b, ip, &r[k], m->mod->name[0] ? m->mod->name : NULL,
-				       off + (ip - at), m->rec.path.s);
+		for (size_t k = 0; k < n; k++) {
+			struct frame *f = add_frame(s, nf, ip, FRAME_FILE);
+			f->r = r[k];
+			f->module = m->mod->name;
+			f->map = &m->rec;
+			f->fileoff = off + (ip - at);
+		}
 	}
 }
 
-/* The formatted frames of a stack, valid until the next call.  They are
- * cached from the second use on: the same stacks come back in every drain
- * interval, while many stacks are seen only once. */
-static const char *stack_text(struct symbolizer *s, uint32_t pid, uint32_t id, bool kernel)
+void **symbolizer_slot(struct symbolizer *s, uint32_t pid, uint32_t id, bool kernel, bool *first)
 {
 	struct proc *p = kernel ? NULL : get_proc(s, pid);
 	uint32_t key[3] = { kernel ? 0 : pid, p ? p->generation : 0, id };
-	bool created;
-	struct htab_entry *e;
-	const struct stack *st;
-	struct buf b = { s->scratch, 0, s->scratch_cap };
 
-	if (!id)
-		return "";
-	e = htab_upsert(s->text, key, sizeof(key), &created);
-	if (!created && e->val.p)
-		return e->val.p;
-	uint64_t frames = s->frames, unresolved = s->unresolved;
-	s->counting = created;
-	st = find_stack(s, id);
-	if (!st && created)
+	return &htab_upsert(s->cache, key, sizeof(key), first)->val.p;
+}
+
+const struct frame *symbolizer_frames(struct symbolizer *s, uint32_t pid, uint32_t id, bool kernel,
+				      bool first, size_t *n)
+{
+	const struct stack *st = find_stack(s, id);
+
+	*n = 0;
+	if (!st && first && id)
 		warnx("sample refers to undefined stack %u", id);
-	else if (!st)
-		;
-	else if (kernel)
-		kernel_frames(s, &b, st);
-	else
-		user_frames(s, &b, pid, p, st);
-	buf_add(&b, "", 0);
-	s->scratch = b.p;
-	s->scratch_cap = b.cap;
-	if (created)
-		return b.p;
-	/* Counted at the first formatting already. */
-	s->frames = frames;
-	s->unresolved = unresolved;
-	e->val.p = xmalloc(b.len + 1);
-	memcpy(e->val.p, b.p, b.len + 1);
-	return e->val.p;
-}
-
-/* A thread's name, which the thread chose, as an event line's first field:
- * it must not turn the line into a comment ('#') or a frame line (leading
- * white space), nor hold a " NUMBER " or " NUMBER/" that readers
- * (stackcollapse-perf.pl's rule, prof-fold's) would take for the PID. */
-static void comm_clean(struct buf *b, const char *comm)
-{
-	size_t start = b->len;
-	char *c;
-
-	buf_clean(b, comm[0] ? comm : "?", comm[0] ? strlen(comm) : 1);
-	c = b->p + start;
-	if (c[0] == '#' || c[0] == ' ')
-		c[0] = '?';
-	for (size_t i = 1; c[i]; i++) {
-		size_t j = i + 1;
-		if (c[i] != ' ' || !(c[j] >= '0' && c[j] <= '9'))
-			continue;
-		while (c[j] >= '0' && c[j] <= '9')
-			j++;
-		/* A space follows the name in the line. */
-		if (c[j] == ' ' || c[j] == '/' || !c[j])
-			c[i] = '_';
+	else if (st && kernel)
+		kernel_frames(s, n, st);
+	else if (st)
+		user_frames(s, n, pid, get_proc(s, pid), st, first);
+	if (first) {
+		s->frames += *n;
+		for (size_t i = 0; i < *n; i++)
+			s->unresolved += s->fr[i].r.name == NULL;
 	}
-}
-
-/* "COMM PID/TID", as an event line and a waker line name a thread. */
-static void put_thread(struct symbolizer *s, struct buf *b, uint32_t pid, uint32_t tid)
-{
-	struct htab_entry *t = htab_find(s->threads, &tid, sizeof(tid));
-
-	comm_clean(b, t ? t->val.p : "[unknown]");
-	buf_printf(b, " %" PRIu32 "/%" PRIu32, pid, tid);
+	return s->fr;
 }
 
 static uint64_t add_sat(uint64_t a, uint64_t b)
@@ -512,31 +386,8 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-/* After a blocked sample's frames, the thread that woke it and the
- * stacks it had then, and so on back along the chain.  A waker's user
- * stack is of its own process: resolved with that one's mappings. */
-static void write_wakers(struct symbolizer *s, const struct cap_sample *smp)
+static void add_sample(struct symbolizer *s, const struct cap_sample *smp)
 {
-	struct buf line = { 0 };
-
-	for (uint32_t i = 0; i < smp->nwakers && i < CAP_MAX_WAKERS; i++) {
-		const struct cap_waker *w = &smp->waker[i];
-
-		line.len = 0;
-		buf_printf(&line, "\t%s ", WAKER_LINE_START);
-		put_thread(s, &line, w->pid, w->tid);
-		buf_add(&line, "\n", 1);
-		fputs(line.p, s->out);
-		fputs(stack_text(s, w->pid, w->kstack, true), s->out);
-		fputs(stack_text(s, w->pid, w->ustack, false), s->out);
-	}
-	free(line.p);
-}
-
-static void write_sample(struct symbolizer *s, const struct cap_sample *smp)
-{
-	bool off_cpu = smp->kind == CAP_OFF_CPU;
-	struct buf line = { 0 };
 	uint64_t count;
 
 	s->unit_fixed = true;
@@ -555,23 +406,10 @@ static void write_sample(struct symbolizer *s, const struct cap_sample *smp)
 		s->off_cpu_unexpected++;
 		return;
 	}
-	/* Output is block-buffered (64 KiB) for speed, and flushed at each
-	 * new drain interval so a live pipeline sees every interval at once. */
-	if (s->samples && smp->time_ns != s->last_time)
-		fflush(s->out);
 	s->last_time = smp->time_ns;
-	put_thread(s, &line, smp->pid, smp->tid);
-	buf_printf(&line, " %" PRIu64 ".%06" PRIu64 ": %" PRIu64 " %s:\n",
-		   smp->time_ns / 1000000000u, smp->time_ns % 1000000000u / 1000u, count,
-		   off_cpu ? EVENT_OFF_CPU : EVENT_ON_CPU);
-	fputs(line.p, s->out);
-	free(line.p);
-	fputs(stack_text(s, smp->pid, smp->kstack, true), s->out);
-	fputs(stack_text(s, smp->pid, smp->ustack, false), s->out);
-	write_wakers(s, smp);
-	fputc('\n', s->out);
+	s->sink->sample(s->sink, s, smp, count);
 	s->samples = add_sat(s->samples, smp->count);
-	if (off_cpu) {
+	if (smp->kind == CAP_OFF_CPU) {
 		s->blocks = add_sat(s->blocks, smp->count);
 		s->blocked_ns = add_sat(s->blocked_ns, smp->weight);
 	}
@@ -603,8 +441,7 @@ static void set_info(struct symbolizer *s, const struct cap_info *in)
 		return;
 	s->unit_fixed = true;
 	s->unit = count_unit_of(in);
-	if (s->unit.nanoseconds)
-		fputs("# count: nanoseconds\n", s->out);
+	s->sink->unit(s->sink, s, in);
 }
 
 void symbolizer_record(struct symbolizer *s, const struct cap_record *rec)
@@ -614,7 +451,10 @@ void symbolizer_record(struct symbolizer *s, const struct cap_record *rec)
 		set_info(s, &rec->u.info);
 		break;
 	case CAP_COMM:
-		set_comm(s, &rec->u.comm);
+		set_name(s->threads, rec->u.comm.tid, rec->u.comm.comm);
+		break;
+	case CAP_CGROUP:
+		set_name(s->cgroups, rec->u.cgroup.pid, rec->u.cgroup.path);
 		break;
 	case CAP_MAP:
 		add_map(s, &rec->u.map);
@@ -626,7 +466,7 @@ void symbolizer_record(struct symbolizer *s, const struct cap_record *rec)
 		add_stack(s, &rec->u.stack);
 		break;
 	case CAP_SAMPLE:
-		write_sample(s, &rec->u.sample);
+		add_sample(s, &rec->u.sample);
 		break;
 	case CAP_LOSS:
 		if (rec->u.loss.cause < CAP_LOSS_MAX)
@@ -655,15 +495,5 @@ void symbolizer_record(struct symbolizer *s, const struct cap_record *rec)
 
 void symbolizer_finish(struct symbolizer *s)
 {
-	fprintf(s->out, "# samples %" PRIu64 ", frames %" PRIu64 ", unresolved frames %" PRIu64 "\n",
-		s->samples, s->frames, s->unresolved);
-	if (s->unit.nanoseconds)
-		fprintf(s->out, "# off-cpu: blocks %" PRIu64 ", nanoseconds %" PRIu64 "\n",
-			s->blocks, s->blocked_ns);
-	if (s->have_end)
-		fprintf(s->out, "# capture: taken %" PRIu64 ", written %" PRIu64 ", lost %" PRIu64 "\n",
-			s->end.taken, s->end.samples, s->end.lost);
-	for (uint32_t c = 1; c < CAP_LOSS_MAX; c++)
-		if (s->lost[c])
-			fprintf(s->out, "# lost %s %" PRIu64 "\n", cap_loss_name(c), s->lost[c]);
+	s->sink->finish(s->sink, s);
 }

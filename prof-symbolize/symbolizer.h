@@ -1,6 +1,8 @@
 /*
- * Turning capture records into symbolized frames (docs/FORMATS.md section 2),
- * one record at a time so output starts before the input ends.
+ * Turning capture records into symbolized stacks, one record at a time so
+ * output starts before the input ends.  The symbolizer resolves; a sink
+ * writes what it resolved: the frames of docs/FORMATS.md section 2
+ * (frames_text.c) or a pprof profile, section 6 (pprof_sink.c).
  */
 #ifndef PROF_SYMBOLIZE_SYMBOLIZER_H
 #define PROF_SYMBOLIZE_SYMBOLIZER_H
@@ -25,24 +27,57 @@ struct symbolize_opts {
 	bool debuginfod;	   /* ask debuginfod when DEBUGINFOD_URLS is set */
 };
 
+/* One frame of a resolved stack.  The functions inlined at an address
+ * come before the one they were inlined into, innermost first, with the
+ * same ip; the frame that is not inlined ends the address's frames. */
+struct frame {
+	uint64_t ip;	/* as sampled */
+	struct resolved r; /* r.name NULL: unresolved */
+	enum frame_where {
+		FRAME_KERNEL, /* module: the kernel module, "" for the image */
+		FRAME_FILE,   /* a mapped file: map, module (its base name, or ""), fileoff */
+		FRAME_JIT,    /* a JIT symbol of process pid */
+		FRAME_NONE,   /* nothing maps ip */
+	} where;
+	const char *module;
+	const struct cap_map *map;
+	uint64_t fileoff; /* of ip in the file */
+	uint32_t pid;
+};
+
+struct symbolizer;
+
+/* What receives the symbolizer's results. */
+struct sink {
+	/* The first INFO, info, fixed the unit of the counts, s->unit. */
+	void (*unit)(struct sink *k, struct symbolizer *s, const struct cap_info *info);
+	/* A SAMPLE, of `count` in that unit; the sink asks for its stacks
+	 * with symbolizer_frames. */
+	void (*sample)(struct sink *k, struct symbolizer *s, const struct cap_sample *smp,
+		       uint64_t count);
+	/* The capture ended (or broke off): what was read is complete. */
+	void (*finish)(struct sink *k, struct symbolizer *s);
+	void (*free)(struct sink *k);
+};
+
 struct symbolizer {
-	FILE *out;
+	struct sink *sink;
 	struct symbolize_opts opt;
 	const char **debug_dirs; /* opt's, then the default one */
 	char *sysroot_debug;
 	char cache_dir[4096]; /* the build-id cache's default place */
-	char *scratch; /* reused while formatting a stack */
-	size_t scratch_cap;
+	struct frame *fr; /* the frames symbolizer_frames returns */
+	size_t fr_cap;
 	struct kernel_syms ksyms;
 	struct kernel_syms kallsyms; /* fallback for addresses no KSYM covers */
 	int kallsyms_state;	     /* 0 not tried, 1 loaded, -1 unavailable */
 	bool live;		     /* the capture's boot id is this host's */
 	struct modules modules;
-	bool counting;		     /* formatting a stack the first time: count */
 	struct htab *stacks;  /* stack id -> struct stack */
 	struct htab *threads; /* tid -> comm */
 	struct htab *procs;   /* pid -> struct proc */
-	struct htab *text;    /* (pid, generation, stack id) -> formatted frames */
+	struct htab *cgroups; /* pid -> cgroup path */
+	struct htab *cache;   /* (pid, generation, stack id) -> the sink's, malloc'd */
 	struct count_unit unit; /* of the event lines' counts */
 	bool unit_fixed;	/* by the first INFO or SAMPLE */
 	bool have_info, have_end;
@@ -58,14 +93,33 @@ struct symbolizer {
 	uint64_t lost[CAP_LOSS_MAX];
 };
 
-/* Returns false (with a message printed) if opt->kallsyms is unreadable. */
-bool symbolizer_init(struct symbolizer *s, FILE *out, const struct symbolize_opts *opt);
+/* Returns false (with a message printed) if opt->kallsyms is unreadable.
+ * The caller then sets s->sink, before the first record. */
+bool symbolizer_init(struct symbolizer *s, const struct symbolize_opts *opt);
 void symbolizer_free(struct symbolizer *s);
 
 /* Handles one record; SAMPLE records produce output. */
 void symbolizer_record(struct symbolizer *s, const struct cap_record *rec);
 
-/* Writes the closing comment lines (totals, losses). */
+/* Has the sink write what it still holds (totals, losses, a profile). */
 void symbolizer_finish(struct symbolizer *s);
+
+/* The sink's cache slot for stack `id` of process pid (kernel: of the
+ * kernel) as the process's mappings and JIT symbols are now, for what it
+ * made of the stack (freed with free()); *first tells whether this is the
+ * first time it is asked for, when the slot holds NULL. */
+void **symbolizer_slot(struct symbolizer *s, uint32_t pid, uint32_t id, bool kernel, bool *first);
+
+/* The frames of that stack, leaf first, kernel ones as they are and user
+ * ones resolved in pid's mappings, in an array valid until the next call;
+ * the number of frames in *n.  first (as symbolizer_slot said) counts them
+ * in the totals and reports an undefined stack. */
+const struct frame *symbolizer_frames(struct symbolizer *s, uint32_t pid, uint32_t id, bool kernel,
+				      bool first, size_t *n);
+
+/* The thread's name (NULL: no COMM record gave one) and the process's
+ * cgroup (NULL: no CGROUP record gave one). */
+const char *symbolizer_comm(struct symbolizer *s, uint32_t tid);
+const char *symbolizer_cgroup(struct symbolizer *s, uint32_t pid);
 
 #endif

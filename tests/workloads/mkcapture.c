@@ -27,6 +27,7 @@
  *   comm PID TID NAME          a COMM record
  *   map PID                    ELF's MAP records for another process
  *   ksym START END NAME        a KSYM record (of the kernel image)
+ *   cgroup PID PATH            a CGROUP record (1.4: set $MKCAPTURE_MINOR=4)
  *   loss CAUSE COUNT           a LOSS record
  *   on PID/TID COUNT KSTACK USTACK
  *                              an on-CPU SAMPLE (1.3)
@@ -162,6 +163,9 @@ static int directive(char *line)
 	if (sscanf(line, "comm %u %u %n", &a, &b, &n) == 2 && n) {
 		u32(a), u32(b), str(line + n);
 		emit(2);
+	} else if (sscanf(line, "cgroup %u %n", &a, &n) == 1 && n) {
+		u32(a), str(line + n);
+		emit(12);
 	} else if (sscanf(line, "map %u", &a) == 1) {
 		maps(a);
 	} else if (sscanf(line, "ksym %lx %lx %n", &x, &y, &n) == 2 && n) {
@@ -218,7 +222,9 @@ int main(int argc, char **argv)
 			p = desc + ((dsz + 3) & ~3u);
 		}
 	}
-	if (event)
+	if (event && getenv("MKCAPTURE_MINOR"))
+		fwrite("PROFCAP\0\1\0\4\0\0\0\0\0", 1, 16, stdout);
+	else if (event)
 		fwrite("PROFCAP\0\1\0\3\0\0\0\0\0", 1, 16, stdout);
 	else
 		fwrite("PROFCAP\0\1\0\0\0\0\0\0\0", 1, 16, stdout);

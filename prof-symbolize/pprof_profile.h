@@ -1,0 +1,74 @@
+/*
+ * A pprof profile (github.com/google/pprof, proto/profile.proto) being
+ * built: its strings, mappings, functions and locations each stored once,
+ * and its samples summed by stack and labels; then encoded as protobuf.
+ * Ids are 1-based, in the order things were first added; 0 is "none".
+ */
+#ifndef PROF_SYMBOLIZE_PPROF_PROFILE_H
+#define PROF_SYMBOLIZE_PPROF_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "htab.h"
+#include "protobuf.h"
+
+/* A sample's labels: pid and tid are numbers, the others string indices
+ * (0, the empty string: no such label). */
+struct pprof_labels {
+	uint64_t pid, tid, comm, cgroup, container_id, systemd_unit, waker;
+};
+
+struct pprof {
+	struct htab *strings;	/* string -> index; entry order is the table's */
+	struct htab *mappings;	/* (start, limit, offset, file, build id) -> id */
+	struct htab *functions; /* (name, system name, file) -> id */
+	struct htab *locations; /* (mapping id, address, (function id, line)...) -> id */
+	struct htab *samples;	/* (labels, location ids...) -> index in values */
+	struct pprof_mapping {
+		uint64_t resolved, unresolved; /* its locations with and without lines */
+	} *maps;
+	size_t maps_cap;
+	uint64_t (*values)[2];
+	size_t values_cap;
+	uint64_t kernel, kstart, klimit; /* the kernel's mapping, the addresses it spans */
+	bool lines, inline_frames;	 /* what the mappings' functions have */
+	/* What the caller sets before encoding: two sample types (type and
+	 * unit string indices), the default one last; the period's. */
+	uint64_t sample_type[2][2], period_type[2];
+	uint64_t period, time_nanos, duration_nanos;
+	uint64_t comments[16];
+	size_t ncomments;
+};
+
+void pprof_init(struct pprof *p);
+void pprof_free(struct pprof *p);
+
+/* The index of a string, "" being 0. */
+uint64_t pprof_string(struct pprof *p, const char *s, size_t len);
+
+/* A file's mapping; build_id is the hex string, "" when unknown. */
+uint64_t pprof_mapping(struct pprof *p, uint64_t start, uint64_t limit, uint64_t offset,
+		       const char *file, const char *build_id);
+
+/* The kernel's one mapping, [kernel.kallsyms], spanning every kernel
+ * address seen; ip is one of them. */
+uint64_t pprof_kernel_mapping(struct pprof *p, uint64_t ip);
+
+uint64_t pprof_function(struct pprof *p, uint64_t name, uint64_t system_name, uint64_t file);
+
+/* A location: lines holds nlines (function id, line number) pairs,
+ * innermost first; none for an address not symbolized. */
+uint64_t pprof_location(struct pprof *p, uint64_t mapping, uint64_t address, const uint64_t *lines,
+			size_t nlines);
+
+/* Adds values to the sample of these labels and location ids (leaf
+ * first), summing with saturation. */
+void pprof_sample(struct pprof *p, const struct pprof_labels *labels, const uint64_t *locs,
+		  size_t nlocs, const uint64_t values[2]);
+
+/* The profile message (not compressed). */
+void pprof_encode(struct pprof *p, struct pb *out);
+
+#endif

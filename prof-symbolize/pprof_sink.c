@@ -1,0 +1,320 @@
+#include "pprof_sink.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "build_id.h"
+#include "cgroup_labels.h"
+#include "demangle.h"
+#include "diag.h"
+#include "offcpu_words.h"
+#include "pprof_profile.h"
+
+enum capture_kind { ON_CPU, OFF_CPU, WALL };
+
+struct pprof_sink {
+	struct sink sink;
+	FILE *out;
+	bool demangle;
+	struct pprof prof;
+	enum capture_kind kind;
+	uint64_t period_ns;
+	uint64_t off_cpu; /* the [off-cpu] location, 0 until needed */
+	uint64_t *locs;	  /* a sample's location ids */
+	size_t locs_cap;
+};
+
+/* A string as the frames would print it (section 2): control characters
+ * replaced, so that neither pprof's terminal output nor a flame graph's
+ * text carries them. */
+static uint64_t clean_string(struct pprof *p, const char *s, size_t len)
+{
+	char *copy = xstrndup(s, len);
+	uint64_t i;
+
+	printable(copy, strlen(copy));
+	i = pprof_string(p, copy, strlen(copy));
+	free(copy);
+	return i;
+}
+
+static uint64_t cstring(struct pprof *p, const char *s)
+{
+	return clean_string(p, s, strlen(s));
+}
+
+static uint64_t function_of(struct pprof_sink *k, const struct resolved *r)
+{
+	char *d = k->demangle ? demangle(r->name) : NULL;
+	uint64_t name = cstring(&k->prof, d ? d : r->name);
+
+	free(d);
+	return pprof_function(&k->prof, name, cstring(&k->prof, r->name),
+			      r->file ? cstring(&k->prof, r->file) : 0);
+}
+
+static uint64_t mapping_of(struct pprof_sink *k, const struct frame *f)
+{
+	char hex[2 * CAP_BUILD_ID_MAX + 1] = "";
+	const struct cap_map *m = f->map;
+
+	switch (f->where) {
+	case FRAME_KERNEL:
+		return pprof_kernel_mapping(&k->prof, f->ip);
+	case FRAME_FILE:
+		if (m->build_id_len)
+			build_id_hex(m->build_id, m->build_id_len, hex);
+		char *path = xstrdup(m->path.s);
+		printable(path, strlen(path));
+		uint64_t id = pprof_mapping(&k->prof, m->start, m->end, m->pgoff, path, hex);
+		free(path);
+		return id;
+	default:
+		return 0; /* JIT code, or unmapped: no file to map */
+	}
+}
+
+/* One location per address: its frame and the functions inlined there
+ * before it (innermost first, as in the profile). *used: how many frames
+ * it took. */
+static uint64_t location_of(struct pprof_sink *k, const struct frame *f, size_t n, size_t *used)
+{
+	uint64_t lines[2 * MAX_INLINE + 2];
+	size_t i = 0, nl = 0;
+
+	for (; i < n; i++) {
+		if (f[i].r.name && nl < MAX_INLINE + 1) {
+			lines[2 * nl] = function_of(k, &f[i].r);
+			lines[2 * nl++ + 1] = f[i].r.file ? (uint64_t)(uint32_t)f[i].r.line : 0;
+		}
+		if (!f[i].r.inlined || i + 1 == n || f[i + 1].ip != f[i].ip)
+			break;
+	}
+	*used = i + 1;
+	return pprof_location(&k->prof, mapping_of(k, f), f->ip, lines, nl);
+}
+
+static void push_loc(struct pprof_sink *k, size_t *n, uint64_t id)
+{
+	if (*n == k->locs_cap) {
+		k->locs_cap = k->locs_cap ? 2 * k->locs_cap : 64;
+		k->locs = xreallocarray(k->locs, k->locs_cap, sizeof(*k->locs));
+	}
+	k->locs[(*n)++] = id;
+}
+
+/* Appends a stack's location ids, made once per stack and process state
+ * (the slot holds their number, then them). */
+static void add_stack(struct pprof_sink *k, struct symbolizer *s, size_t *n, uint32_t pid,
+		      uint32_t id, bool kernel)
+{
+	bool first;
+	void **slot;
+
+	if (!id)
+		return;
+	slot = symbolizer_slot(s, pid, id, kernel, &first);
+	if (!*slot) {
+		size_t nf, start = *n, used;
+		const struct frame *f = symbolizer_frames(s, pid, id, kernel, first, &nf);
+		for (size_t i = 0; i < nf; i += used)
+			push_loc(k, n, location_of(k, f + i, nf - i, &used));
+		uint64_t *ids = xreallocarray(NULL, *n - start + 1, sizeof(*ids));
+		ids[0] = *n - start;
+		memcpy(ids + 1, k->locs + start, (*n - start) * sizeof(*ids));
+		*slot = ids;
+		return;
+	}
+	const uint64_t *ids = *slot;
+	for (uint64_t i = 0; i < ids[0]; i++)
+		push_loc(k, n, ids[i + 1]);
+}
+
+static uint64_t thread_string(struct pprof_sink *k, struct symbolizer *s, uint32_t pid,
+			      uint32_t tid)
+{
+	const char *comm = symbolizer_comm(s, tid);
+	char *t;
+	uint64_t i;
+
+	if (asprintf(&t, "%s %" PRIu32 "/%" PRIu32, comm ? comm : "[unknown]", pid, tid) < 0)
+		errx(EXIT_USAGE, "out of memory");
+	i = cstring(&k->prof, t);
+	free(t);
+	return i;
+}
+
+static void labels_of(struct pprof_sink *k, struct symbolizer *s, const struct cap_sample *smp,
+		      struct pprof_labels *l)
+{
+	const char *comm = symbolizer_comm(s, smp->tid), *cgroup = symbolizer_cgroup(s, smp->pid);
+	char id[CONTAINER_ID_LEN + 1];
+	const char *unit;
+	size_t len;
+
+	*l = (struct pprof_labels){ smp->pid, smp->tid, 0, 0, 0, 0, 0 };
+	if (comm)
+		l->comm = cstring(&k->prof, comm);
+	if (cgroup) {
+		l->cgroup = cstring(&k->prof, cgroup);
+		if (cgroup_container_id(cgroup, id))
+			l->container_id = cstring(&k->prof, id);
+		if ((unit = cgroup_systemd_unit(cgroup, &len)))
+			l->systemd_unit = clean_string(&k->prof, unit, len);
+	}
+	/* The nearest waker only: its stacks are in the frames, not here. */
+	if (smp->nwakers)
+		l->waker = thread_string(k, s, smp->waker[0].pid, smp->waker[0].tid);
+}
+
+static void pprof_add_sample(struct sink *sk, struct symbolizer *s, const struct cap_sample *smp,
+			     uint64_t count)
+{
+	struct pprof_sink *k = (struct pprof_sink *)sk;
+	struct pprof_labels l;
+	uint64_t v[2] = { smp->count, count };
+	size_t n = 0;
+
+	/* In an on-CPU capture the count is of samples: the time is the
+	 * sampling period's. */
+	if (!s->unit.nanoseconds && __builtin_mul_overflow(smp->count, s->unit.period_ns, &v[1]))
+		v[1] = UINT64_MAX;
+	if (smp->kind == CAP_OFF_CPU) {
+		if (!k->off_cpu) {
+			uint64_t name = cstring(&k->prof, OFF_CPU_MARKER);
+			uint64_t line[2] = { pprof_function(&k->prof, name, name, 0), 0 };
+			k->off_cpu = pprof_location(&k->prof, 0, 0, line, 1);
+		}
+		push_loc(k, &n, k->off_cpu);
+	}
+	add_stack(k, s, &n, smp->pid, smp->kstack, true);
+	add_stack(k, s, &n, smp->pid, smp->ustack, false);
+	labels_of(k, s, smp, &l);
+	pprof_sample(&k->prof, &l, k->locs, n, v);
+}
+
+static void pprof_unit(struct sink *sk, struct symbolizer *s, const struct cap_info *info)
+{
+	struct pprof_sink *k = (struct pprof_sink *)sk;
+	const size_t n = sizeof(EVENT_OFF_CPU) - 1;
+
+	if (!s->unit.nanoseconds)
+		k->kind = ON_CPU;
+	else if (info->event.len == n && memcmp(info->event.s, EVENT_OFF_CPU, n) == 0)
+		k->kind = OFF_CPU;
+	else
+		k->kind = WALL;
+}
+
+static void comment(struct pprof *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void comment(struct pprof *p, const char *fmt, ...)
+{
+	va_list ap;
+	char *t;
+	int n;
+
+	if (p->ncomments == sizeof(p->comments) / sizeof(p->comments[0]))
+		return;
+	va_start(ap, fmt);
+	n = vasprintf(&t, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		errx(EXIT_USAGE, "out of memory");
+	p->comments[p->ncomments++] = pprof_string(p, t, (size_t)n);
+	free(t);
+}
+
+/* The profile's header: what its values are, the capture's time and
+ * totals. */
+static void describe(struct pprof_sink *k, struct symbolizer *s)
+{
+	static const char *const types[][3] = {
+		[ON_CPU] = { "samples", "cpu" },
+		[OFF_CPU] = { "blocks", "off-cpu" },
+		[WALL] = { "samples", "wall" },
+	};
+	struct pprof *p = &k->prof;
+	uint64_t ns = cstring(p, "nanoseconds");
+
+	p->sample_type[0][0] = cstring(p, types[k->kind][0]);
+	p->sample_type[0][1] = cstring(p, "count");
+	p->sample_type[1][0] = cstring(p, types[k->kind][1]);
+	p->sample_type[1][1] = ns;
+	p->period_type[0] = p->sample_type[1][0];
+	p->period_type[1] = ns;
+	p->period = k->kind == OFF_CPU ? 0 : s->unit.period_ns;
+	p->time_nanos = s->start_ns;
+	p->duration_nanos = s->have_end ? s->end.duration_ns : 0;
+	if (s->have_end)
+		comment(p, "capture: taken %" PRIu64 ", written %" PRIu64 ", lost %" PRIu64,
+			s->end.taken, s->end.samples, s->end.lost);
+	for (uint32_t c = 1; c < CAP_LOSS_MAX; c++)
+		if (s->lost[c])
+			comment(p, "lost %s %" PRIu64, cap_loss_name(c), s->lost[c]);
+}
+
+/* gzip's format (windowBits 15 + 16), as pprof readers expect. */
+static void gzip_write(FILE *out, const uint8_t *data, size_t len)
+{
+	uint8_t chunk[1 << 16];
+	z_stream z = { 0 };
+	int st;
+
+	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+	    Z_OK)
+		errx(EXIT_USAGE, "zlib: %s", z.msg ? z.msg : "cannot start compressing");
+	z.next_in = (Bytef *)data;
+	z.avail_in = (uInt)0;
+	do {
+		/* avail_in is 32 bits: feed at most 1 GiB at a time. */
+		if (!z.avail_in && len) {
+			size_t n = len < (1u << 30) ? len : (1u << 30);
+			z.avail_in = (uInt)n;
+			len -= n;
+		}
+		z.next_out = chunk;
+		z.avail_out = sizeof(chunk);
+		st = deflate(&z, len || z.avail_in ? Z_NO_FLUSH : Z_FINISH);
+		if (st == Z_STREAM_ERROR)
+			errx(EXIT_USAGE, "zlib: %s", z.msg ? z.msg : "compression failed");
+		fwrite(chunk, 1, sizeof(chunk) - z.avail_out, out);
+	} while (st != Z_STREAM_END);
+	deflateEnd(&z);
+}
+
+static void pprof_finish(struct sink *sk, struct symbolizer *s)
+{
+	struct pprof_sink *k = (struct pprof_sink *)sk;
+	struct pb b = { 0 };
+
+	describe(k, s);
+	pprof_encode(&k->prof, &b);
+	gzip_write(k->out, b.p, b.len);
+	pb_free(&b);
+}
+
+static void pprof_sink_free(struct sink *sk)
+{
+	struct pprof_sink *k = (struct pprof_sink *)sk;
+
+	pprof_free(&k->prof);
+	free(k->locs);
+	free(k);
+}
+
+struct sink *pprof_sink_new(FILE *out, const struct symbolize_opts *opt)
+{
+	struct pprof_sink *k = xcalloc(1, sizeof(*k));
+
+	k->sink = (struct sink){ pprof_unit, pprof_add_sample, pprof_finish, pprof_sink_free };
+	k->out = out;
+	k->demangle = opt->demangle;
+	pprof_init(&k->prof);
+	k->prof.lines = opt->lines;
+	k->prof.inline_frames = opt->inline_frames;
+	return &k->sink;
+}
