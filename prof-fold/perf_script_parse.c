@@ -72,13 +72,7 @@ struct perf_parser {
 	size_t name_cap;
 	struct frame_cache *cache; /* NULL with --skip-after */
 
-	/* The event filter. */
-	char *event;
-	size_t event_len;
-	bool event_defaulted;
-	const char *clock; /* the clock event folded with offcpu-time first seen */
-	uint64_t filtered; /* samples of other events */
-	const char *filtered_event_name;
+	struct event_select sel;
 };
 
 static void *grow(void *p, size_t *cap, size_t need, size_t size)
@@ -99,29 +93,20 @@ struct perf_parser *perf_parser_new(const struct fold_opts *o,
 	p->agg = agg;
 	if (o->nskip_after == 0)
 		p->cache = frame_cache_new();
-	if (o->event_filter) {
-		p->event = xstrdup(o->event_filter);
-		p->event_len = strlen(p->event);
-	}
+	event_select_init(&p->sel, o->event_filter);
 	return p;
 }
 
 void perf_parser_report(const struct perf_parser *p)
 {
-	if (p->filtered && p->event_defaulted)
-		warnx("folded only the first event seen, '%.*s'; skipped %llu "
-		      "sample%s of other events such as '%s' (see --event-filter)",
-		      (int)p->event_len, p->event, (unsigned long long)p->filtered,
-		      p->filtered == 1 ? "" : "s",
-		      p->filtered_event_name ? p->filtered_event_name : "?");
+	event_select_report(&p->sel);
 }
 
 void perf_parser_free(struct perf_parser *p)
 {
 	if (!p)
 		return;
-	free((void *)p->filtered_event_name);
-	free(p->event);
+	event_select_free(&p->sel);
 	free(p->pname);
 	free(p->frames);
 	free(p->groups);
@@ -132,102 +117,13 @@ void perf_parser_free(struct perf_parser *p)
 	free(p);
 }
 
-/* The event name without its modifiers: "cycles:u" is a "cycles" event. */
-static size_t event_base(const char *ev, size_t len)
-{
-	const char *colon = memchr(ev, ':', len);
-
-	return colon ? (size_t)(colon - ev) : len;
-}
-
-static bool is_event(const char *ev, size_t base, const char *name)
-{
-	return base == strlen(name) && memcmp(ev, name, base) == 0;
-}
-
-/* The events whose periods are nanoseconds. */
-static bool is_clock(const char *ev, size_t base)
-{
-	return is_event(ev, base, "cpu-clock") || is_event(ev, base, "task-clock");
-}
-
-/* ev[0..len) is offcpu-time, with or without modifiers (without
- * event_base(): this is asked of every sample). */
-static bool is_offcpu(const char *ev, size_t len)
-{
-	const size_t n = sizeof(EVENT_OFF_CPU) - 1;
-
-	return len >= n && memcmp(ev, EVENT_OFF_CPU, n) == 0 && (len == n || ev[n] == ':');
-}
-
 const char *perf_parser_unit(const struct perf_parser *p)
 {
-	static char unit[FOLDED_UNIT_MAX + 1];
-	size_t base;
-
 	if (p->weighted && p->unweighted)
 		return NULL;
 	if (!p->weighted)
 		return p->unweighted ? "samples" : NULL;
-	if (!p->event)
-		return "events";
-	base = event_base(p->event, p->event_len);
-	if (is_clock(p->event, base) || is_offcpu(p->event, base))
-		return "nanoseconds";
-	/* The event's name, if it is a plain one. */
-	if (!folded_unit_ok(p->event, base))
-		return "events";
-	memcpy(unit, p->event, base);
-	unit[base] = '\0';
-	return unit;
-}
-
-/* Time on the CPU (a clock event's periods) and time off it are both
- * nanoseconds: by default they fold together, a wall-clock profile
- * (prof-sample --wall, perf record --off-cpu -e cpu-clock).  Only one
- * clock event does, as only one event would. */
-static bool wall_partner(struct perf_parser *p, const char *ev, size_t base)
-{
-	size_t first = event_base(p->event, p->event_len);
-
-	if (is_offcpu(ev, base))
-		return is_clock(p->event, first);
-	if (!is_clock(ev, base) || !is_offcpu(p->event, first))
-		return false;
-	if (!p->clock)
-		p->clock = is_event(ev, base, "cpu-clock") ? "cpu-clock" : "task-clock";
-	return is_event(ev, base, p->clock);
-}
-
-static bool event_wanted(struct perf_parser *p, const struct event_line *e)
-{
-	size_t base;
-
-	if (!e->event)
-		return true; /* no event name: as the Perl tool, keep it */
-	if (!p->event) {
-		/* Not strndup: a name may hold a NUL byte. */
-		p->event = xmalloc(e->event_len + 1);
-		memcpy(p->event, e->event, e->event_len);
-		p->event[e->event_len] = '\0';
-		p->event_len = e->event_len;
-		p->event_defaulted = true;
-		return true;
-	}
-	if (e->event_len == p->event_len &&
-	    memcmp(e->event, p->event, e->event_len) == 0)
-		return true;
-	base = event_base(e->event, e->event_len);
-	if (base == event_base(p->event, p->event_len) &&
-	    memcmp(e->event, p->event, base) == 0 &&
-	    (p->event_defaulted || base == p->event_len))
-		return true;
-	if (p->event_defaulted && wall_partner(p, e->event, base))
-		return true;
-	p->filtered++;
-	if (!p->filtered_event_name)
-		p->filtered_event_name = xstrndup(e->event, e->event_len);
-	return false;
+	return event_select_unit(&p->sel);
 }
 
 static void add_group(struct perf_parser *p, size_t len)
@@ -470,7 +366,7 @@ static void start_sample(struct perf_parser *p, const struct event_line *e)
 	if (p->in_sample)
 		end_sample(p);
 	p->in_sample = true;
-	p->keep = event_wanted(p, e);
+	p->keep = event_wanted(&p->sel, e);
 	if (!p->keep)
 		return;
 	p->period = e->period;
