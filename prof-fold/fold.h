@@ -40,6 +40,7 @@ struct fold_opts {
 	bool inline_annotate; /* --inline: mark inlined frames _[i] */
 	bool context;         /* --context: append srcline to frames */
 	bool no_comm;         /* --no-comm: no process root frame */
+	bool cgroup;          /* --cgroup: the sample's cgroup before it */
 	bool strict;          /* unparsable lines are fatal */
 	const char *event_filter; /* NULL: the first event seen */
 	const char **skip_after;  /* stop at these functions */
@@ -187,6 +188,8 @@ void frame_cache_put(struct frame_cache *c, bool java, const char *line,
 struct event_line {
 	const char *comm, *pid, *tid, *event, *rest;
 	size_t comm_len, pid_len, tid_len, event_len, rest_len;
+	const char *cgroup; /* the path; NULL when none or perf's "unknown" */
+	size_t cgroup_len;
 	uint64_t period;	/* 1 when the line has none */
 	bool has_period;	/* the line gave one: counts weigh in its unit */
 	bool period_saturated; /* the period passed UINT64_MAX and is that */

@@ -54,6 +54,8 @@ struct perf_parser {
 	uint64_t period;
 	char *pname;
 	size_t pname_len, pname_cap;
+	char *cgname; /* --cgroup: the sample's cgroup frame */
+	size_t cgname_len, cgname_cap;
 	/* The frame groups' names: the blocked stack's, leaf first, then
 	 * from group nblocked on, the wakers' in output order. */
 	char *frames;
@@ -108,6 +110,7 @@ void perf_parser_free(struct perf_parser *p)
 		return;
 	event_select_free(&p->sel);
 	free(p->pname);
+	free(p->cgname);
 	free(p->frames);
 	free(p->groups);
 	free(p->key);
@@ -177,8 +180,11 @@ static void end_sample(struct perf_parser *p)
 	if (!p->in_sample || !p->keep)
 		goto reset;
 	end_section(p);
-	need = p->pname_len + p->frames_len + p->ngroups + sizeof(OFF_CPU_MARKER) + 1;
+	need = p->cgname_len + p->pname_len + p->frames_len + p->ngroups +
+	       sizeof(OFF_CPU_MARKER) + 2;
 	p->key = grow(p->key, &p->key_cap, need, 1);
+	if (p->o->cgroup && !p->root_cut)
+		put_frame(p->key, &len, &any, p->cgname, p->cgname_len);
 	if (!p->o->no_comm && !p->root_cut)
 		put_frame(p->key, &len, &any, p->pname, p->pname_len);
 	for (size_t g = p->nblocked; g-- > 0;)
@@ -239,6 +245,10 @@ static const char *frame_key(const struct perf_parser *p, const char *s,
 #define FRAME_MAX_BYTES (64u << 20)
 #define STACK_MAX_BYTES (256u << 20)
 #define TOO_LONG "frame name too long once expanded"
+/* perf 6.3 to 6.5 printed -F +cgroup's path on a line of its own after
+ * the stack, where it cannot be told from garbage; perf 6.6 moved it to
+ * the event line. */
+#define CGROUP_AFTER "cgroup after the frames (perf 6.3 to 6.5), not on the event line"
 
 /* prof-symbolize writes code of a known file that has no symbol there
  * "[FILE]+0xOFF" (the offset in the file): flen is the length without the
@@ -361,6 +371,24 @@ static size_t thread_frame(struct perf_parser *p, const struct event_line *e, ch
 	return len;
 }
 
+/* The frame that names a sample's cgroup: its path, ';' written ':' so
+ * that it stays one frame, or "[unknown]" when the line names none. */
+static void cgroup_frame(struct perf_parser *p, const struct event_line *e)
+{
+	static const char none[] = "[unknown]";
+	const char *path = e->cgroup;
+	size_t len = e->cgroup_len;
+
+	if (!path) {
+		path = none;
+		len = sizeof(none) - 1;
+	}
+	p->cgname = grow(p->cgname, &p->cgname_cap, len, 1);
+	for (size_t i = 0; i < len; i++)
+		p->cgname[i] = path[i] == ';' ? ':' : path[i];
+	p->cgname_len = len;
+}
+
 static void start_sample(struct perf_parser *p, const struct event_line *e)
 {
 	if (p->in_sample)
@@ -382,6 +410,8 @@ static void start_sample(struct perf_parser *p, const struct event_line *e)
 	}
 	p->offcpu = is_offcpu(e->event, e->event_len);
 	p->pname_len = thread_frame(p, e, &p->pname, &p->pname_cap, 0);
+	if (p->o->cgroup)
+		cgroup_frame(p, e);
 	if (e->rest) {
 		struct frame_line f;
 		if (parse_frame_line(e->rest, e->rest_len, &f))
@@ -559,7 +589,9 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 			else if (p->in_sample && parse_frame_line(s, len, &f)) {
 				if (!on_frame(p, &f, s, len))
 					diag_bad_line(&d, p->o, r->lineno, TOO_LONG);
-			} else
+			} else if (p->o->cgroup && s[0] == '/')
+				diag_bad_line(&d, p->o, r->lineno, CGROUP_AFTER);
+			else
 				diag_bad_line(&d, p->o, r->lineno,
 					      p->in_sample ? "unrecognized frame line"
 							   : "unrecognized event line");
