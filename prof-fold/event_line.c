@@ -2,8 +2,9 @@
  * Event lines of perf script: "COMM PID/TID [CPU] TIME: PERIOD EVENT:", in
  * every variant perf has printed (no PID, no CPU, no period, a multi-word
  * command, an event with modifiers "cycles:u:"), read as
- * stackcollapse-perf.pl reads them; and the waker lines of prof-symbolize
- * frames, which name a thread as an event line does.
+ * stackcollapse-perf.pl reads them, with the cgroup that perf script
+ * -F +cgroup and prof-symbolize write after the event; and the waker lines
+ * of prof-symbolize frames, which name a thread as an event line does.
  */
 #include <string.h>
 
@@ -63,6 +64,40 @@ static bool parse_event_tail(const char *s, size_t len, struct event_line *e)
 	e->event = s + ts;
 	e->event_len = end - 1 - ts;
 	return true;
+}
+
+/*
+ * The cgroup at the end of an event line (prof-symbolize frames from a
+ * capture with cgroups, perf script -F +cgroup): after the first colon
+ * past the PID that is followed by white space and then '/' (a cgroup
+ * path is absolute) or the word "unknown", perf's name for a cgroup it
+ * could not find.  The time's colon comes first but is followed by the
+ * period or the event; a path may hold spaces and colons, so what follows
+ * is the path, to the end of the line ("unknown" leaves e->cgroup NULL).
+ * Returns where the event line proper ends (after that colon), or len
+ * when there is no cgroup.
+ */
+static size_t split_cgroup(const char *s, size_t len, size_t from, struct event_line *e)
+{
+	static const char unknown[] = "unknown";
+	const size_t n = sizeof(unknown) - 1;
+
+	for (const char *c = memchr(s + from, ':', len - from); c;
+	     c = memchr(c + 1, ':', len - (size_t)(c + 1 - s))) {
+		size_t i = (size_t)(c + 1 - s), p = i;
+		while (p < len && is_space(s[p]))
+			p++;
+		if (p == i || p == len)
+			continue;
+		if (s[p] != '/' && !(len - p == n && memcmp(s + p, unknown, n) == 0))
+			continue;
+		if (s[p] == '/') {
+			e->cgroup = s + p;
+			e->cgroup_len = len - p;
+		}
+		return i;
+	}
+	return len;
 }
 
 /* A single-frame sample on one line (inferno's fix):
@@ -161,8 +196,9 @@ bool parse_event_line(const char *s, size_t len, struct event_line *e)
 			e->tid = s + d2;
 			e->tid_len = d2e - d2;
 		}
-		if (!parse_event_tail(s, len, e) &&
-		    !parse_event_with_frame(s, len, j, e)) {
+		size_t end = split_cgroup(s, len, j, e);
+		if (!parse_event_tail(s, end, e) &&
+		    (end < len || !parse_event_with_frame(s, len, j, e))) {
 			e->event = e->rest = NULL;
 			e->event_len = e->rest_len = 0;
 			e->period = 0;

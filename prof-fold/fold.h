@@ -6,6 +6,7 @@
  *   detect.c             which format an input is in
  *   event_line.c         event lines: command, PID/TID, period, event;
  *                        waker lines
+ *   event_select.c       which event's samples are folded, in what unit
  *   perf_script_parse.c  perf script / prof-symbolize frames -> samples
  *   tidy.c               frame names: offsets, tidying, annotations
  *   folded_parse.c       folded stacks -> stacks (merge, re-filter)
@@ -39,6 +40,7 @@ struct fold_opts {
 	bool inline_annotate; /* --inline: mark inlined frames _[i] */
 	bool context;         /* --context: append srcline to frames */
 	bool no_comm;         /* --no-comm: no process root frame */
+	bool cgroup;          /* --cgroup: the sample's cgroup before it */
 	bool strict;          /* unparsable lines are fatal */
 	const char *event_filter; /* NULL: the first event seen */
 	const char **skip_after;  /* stop at these functions */
@@ -186,6 +188,8 @@ void frame_cache_put(struct frame_cache *c, bool java, const char *line,
 struct event_line {
 	const char *comm, *pid, *tid, *event, *rest;
 	size_t comm_len, pid_len, tid_len, event_len, rest_len;
+	const char *cgroup; /* the path; NULL when none or perf's "unknown" */
+	size_t cgroup_len;
 	uint64_t period;	/* 1 when the line has none */
 	bool has_period;	/* the line gave one: counts weigh in its unit */
 	bool period_saturated; /* the period passed UINT64_MAX and is that */
@@ -201,6 +205,32 @@ enum waker_kind {
 
 /* A waker line (its indentation skipped): fills w's comm, pid and tid. */
 enum waker_kind parse_waker_line(const char *s, size_t len, struct event_line *w);
+
+/* --- event_select.c ---------------------------------------------------- */
+
+/* Which event's samples are folded. */
+struct event_select {
+	char *event; /* NULL until given or first seen */
+	size_t event_len;
+	bool event_defaulted; /* the first event seen, not --event-filter */
+	const char *clock; /* the clock event folded with offcpu-time first seen */
+	uint64_t filtered; /* samples of other events */
+	const char *filtered_event_name;
+};
+
+/* filter is --event-filter's event, or NULL for the first one seen. */
+void event_select_init(struct event_select *s, const char *filter);
+void event_select_free(struct event_select *s);
+/* Whether the sample of event line e is folded; the first event seen
+ * becomes the one folded when none was given. */
+bool event_wanted(struct event_select *s, const struct event_line *e);
+/* ev[0..len) is offcpu-time, with or without modifiers. */
+bool is_offcpu(const char *ev, size_t len);
+/* What the periods of the selected event count: "nanoseconds", the
+ * event's name, or "events". */
+const char *event_select_unit(const struct event_select *s);
+/* Tells, once, how many samples of other events were left out. */
+void event_select_report(const struct event_select *s);
 
 struct perf_parser;
 

@@ -31,6 +31,7 @@ static const char usage[] =
 	"  --event-filter=EVENT fold only samples of EVENT (default: the first seen)\n"
 	"  --skip-after=FUNC    drop the callers of FUNC, and the root (repeatable)\n"
 	"  --no-comm            no process root frame\n"
+	"  --cgroup             first frame is the sample's cgroup ([unknown] if none)\n"
 	"  --filter=REGEX       keep only stacks matching REGEX (repeatable)\n"
 	"  --exclude=REGEX      drop stacks matching REGEX (repeatable)\n"
 	"  --input=FORMAT       auto (default), perf or folded\n"
@@ -61,7 +62,8 @@ static void parse_options(int argc, char **argv, struct options *opt, struct fol
 {
 	enum {
 		OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS,
-		OPT_INLINE, OPT_CONTEXT, OPT_EVENT, OPT_SKIP, OPT_NOCOMM, OPT_FILTER,
+		OPT_INLINE, OPT_CONTEXT, OPT_EVENT, OPT_SKIP, OPT_NOCOMM, OPT_CGROUP,
+		OPT_FILTER,
 		OPT_EXCLUDE, OPT_INPUT, OPT_STRICT,
 	};
 	static const struct option longopts[] = {
@@ -76,6 +78,7 @@ static void parse_options(int argc, char **argv, struct options *opt, struct fol
 		{ "event-filter", required_argument, NULL, OPT_EVENT },
 		{ "skip-after", required_argument, NULL, OPT_SKIP },
 		{ "no-comm", no_argument, NULL, OPT_NOCOMM },
+		{ "cgroup", no_argument, NULL, OPT_CGROUP },
 		{ "filter", required_argument, NULL, OPT_FILTER },
 		{ "exclude", required_argument, NULL, OPT_EXCLUDE },
 		{ "input", required_argument, NULL, OPT_INPUT },
@@ -106,6 +109,7 @@ static void parse_options(int argc, char **argv, struct options *opt, struct fol
 			o->skip_after[o->nskip_after++] = optarg;
 			break;
 		case OPT_NOCOMM: o->no_comm = true; break;
+		case OPT_CGROUP: o->cgroup = true; break;
 		case OPT_FILTER: add_regex(agg, optarg, false); break;
 		case OPT_EXCLUDE: add_regex(agg, optarg, true); break;
 		case OPT_INPUT:
@@ -144,6 +148,11 @@ static uint64_t fold_input(const char *path, const struct fold_opts *o,
 		if (refuse)
 			errx(EXIT_USAGE, "%s:1: %s", r.name, refuse);
 	}
+	/* Folded stacks have lost their event lines, and so their cgroups:
+	 * a stack without the frame asked for would pass for one with it. */
+	if (fmt == FMT_FOLDED && o->cgroup)
+		errx(EXIT_USAGE, "%s:1: --cgroup: folded stacks carry no cgroup "
+		     "(fold the frames or perf script output instead)", r.name);
 	if (fmt == FMT_FOLDED)
 		bad = folded_parse_input(o, agg, &r);
 	else

@@ -54,6 +54,8 @@ struct perf_parser {
 	uint64_t period;
 	char *pname;
 	size_t pname_len, pname_cap;
+	char *cgname; /* --cgroup: the sample's cgroup frame */
+	size_t cgname_len, cgname_cap;
 	/* The frame groups' names: the blocked stack's, leaf first, then
 	 * from group nblocked on, the wakers' in output order. */
 	char *frames;
@@ -72,13 +74,7 @@ struct perf_parser {
 	size_t name_cap;
 	struct frame_cache *cache; /* NULL with --skip-after */
 
-	/* The event filter. */
-	char *event;
-	size_t event_len;
-	bool event_defaulted;
-	const char *clock; /* the clock event folded with offcpu-time first seen */
-	uint64_t filtered; /* samples of other events */
-	const char *filtered_event_name;
+	struct event_select sel;
 };
 
 static void *grow(void *p, size_t *cap, size_t need, size_t size)
@@ -99,30 +95,22 @@ struct perf_parser *perf_parser_new(const struct fold_opts *o,
 	p->agg = agg;
 	if (o->nskip_after == 0)
 		p->cache = frame_cache_new();
-	if (o->event_filter) {
-		p->event = xstrdup(o->event_filter);
-		p->event_len = strlen(p->event);
-	}
+	event_select_init(&p->sel, o->event_filter);
 	return p;
 }
 
 void perf_parser_report(const struct perf_parser *p)
 {
-	if (p->filtered && p->event_defaulted)
-		warnx("folded only the first event seen, '%.*s'; skipped %llu "
-		      "sample%s of other events such as '%s' (see --event-filter)",
-		      (int)p->event_len, p->event, (unsigned long long)p->filtered,
-		      p->filtered == 1 ? "" : "s",
-		      p->filtered_event_name ? p->filtered_event_name : "?");
+	event_select_report(&p->sel);
 }
 
 void perf_parser_free(struct perf_parser *p)
 {
 	if (!p)
 		return;
-	free((void *)p->filtered_event_name);
-	free(p->event);
+	event_select_free(&p->sel);
 	free(p->pname);
+	free(p->cgname);
 	free(p->frames);
 	free(p->groups);
 	free(p->key);
@@ -132,102 +120,13 @@ void perf_parser_free(struct perf_parser *p)
 	free(p);
 }
 
-/* The event name without its modifiers: "cycles:u" is a "cycles" event. */
-static size_t event_base(const char *ev, size_t len)
-{
-	const char *colon = memchr(ev, ':', len);
-
-	return colon ? (size_t)(colon - ev) : len;
-}
-
-static bool is_event(const char *ev, size_t base, const char *name)
-{
-	return base == strlen(name) && memcmp(ev, name, base) == 0;
-}
-
-/* The events whose periods are nanoseconds. */
-static bool is_clock(const char *ev, size_t base)
-{
-	return is_event(ev, base, "cpu-clock") || is_event(ev, base, "task-clock");
-}
-
-/* ev[0..len) is offcpu-time, with or without modifiers (without
- * event_base(): this is asked of every sample). */
-static bool is_offcpu(const char *ev, size_t len)
-{
-	const size_t n = sizeof(EVENT_OFF_CPU) - 1;
-
-	return len >= n && memcmp(ev, EVENT_OFF_CPU, n) == 0 && (len == n || ev[n] == ':');
-}
-
 const char *perf_parser_unit(const struct perf_parser *p)
 {
-	static char unit[FOLDED_UNIT_MAX + 1];
-	size_t base;
-
 	if (p->weighted && p->unweighted)
 		return NULL;
 	if (!p->weighted)
 		return p->unweighted ? "samples" : NULL;
-	if (!p->event)
-		return "events";
-	base = event_base(p->event, p->event_len);
-	if (is_clock(p->event, base) || is_offcpu(p->event, base))
-		return "nanoseconds";
-	/* The event's name, if it is a plain one. */
-	if (!folded_unit_ok(p->event, base))
-		return "events";
-	memcpy(unit, p->event, base);
-	unit[base] = '\0';
-	return unit;
-}
-
-/* Time on the CPU (a clock event's periods) and time off it are both
- * nanoseconds: by default they fold together, a wall-clock profile
- * (prof-sample --wall, perf record --off-cpu -e cpu-clock).  Only one
- * clock event does, as only one event would. */
-static bool wall_partner(struct perf_parser *p, const char *ev, size_t base)
-{
-	size_t first = event_base(p->event, p->event_len);
-
-	if (is_offcpu(ev, base))
-		return is_clock(p->event, first);
-	if (!is_clock(ev, base) || !is_offcpu(p->event, first))
-		return false;
-	if (!p->clock)
-		p->clock = is_event(ev, base, "cpu-clock") ? "cpu-clock" : "task-clock";
-	return is_event(ev, base, p->clock);
-}
-
-static bool event_wanted(struct perf_parser *p, const struct event_line *e)
-{
-	size_t base;
-
-	if (!e->event)
-		return true; /* no event name: as the Perl tool, keep it */
-	if (!p->event) {
-		/* Not strndup: a name may hold a NUL byte. */
-		p->event = xmalloc(e->event_len + 1);
-		memcpy(p->event, e->event, e->event_len);
-		p->event[e->event_len] = '\0';
-		p->event_len = e->event_len;
-		p->event_defaulted = true;
-		return true;
-	}
-	if (e->event_len == p->event_len &&
-	    memcmp(e->event, p->event, e->event_len) == 0)
-		return true;
-	base = event_base(e->event, e->event_len);
-	if (base == event_base(p->event, p->event_len) &&
-	    memcmp(e->event, p->event, base) == 0 &&
-	    (p->event_defaulted || base == p->event_len))
-		return true;
-	if (p->event_defaulted && wall_partner(p, e->event, base))
-		return true;
-	p->filtered++;
-	if (!p->filtered_event_name)
-		p->filtered_event_name = xstrndup(e->event, e->event_len);
-	return false;
+	return event_select_unit(&p->sel);
 }
 
 static void add_group(struct perf_parser *p, size_t len)
@@ -281,8 +180,11 @@ static void end_sample(struct perf_parser *p)
 	if (!p->in_sample || !p->keep)
 		goto reset;
 	end_section(p);
-	need = p->pname_len + p->frames_len + p->ngroups + sizeof(OFF_CPU_MARKER) + 1;
+	need = p->cgname_len + p->pname_len + p->frames_len + p->ngroups +
+	       sizeof(OFF_CPU_MARKER) + 2;
 	p->key = grow(p->key, &p->key_cap, need, 1);
+	if (p->o->cgroup && !p->root_cut)
+		put_frame(p->key, &len, &any, p->cgname, p->cgname_len);
 	if (!p->o->no_comm && !p->root_cut)
 		put_frame(p->key, &len, &any, p->pname, p->pname_len);
 	for (size_t g = p->nblocked; g-- > 0;)
@@ -343,6 +245,10 @@ static const char *frame_key(const struct perf_parser *p, const char *s,
 #define FRAME_MAX_BYTES (64u << 20)
 #define STACK_MAX_BYTES (256u << 20)
 #define TOO_LONG "frame name too long once expanded"
+/* perf 6.3 to 6.5 printed -F +cgroup's path on a line of its own after
+ * the stack, where it cannot be told from garbage; perf 6.6 moved it to
+ * the event line. */
+#define CGROUP_AFTER "cgroup after the frames (perf 6.3 to 6.5), not on the event line"
 
 /* prof-symbolize writes code of a known file that has no symbol there
  * "[FILE]+0xOFF" (the offset in the file): flen is the length without the
@@ -465,12 +371,30 @@ static size_t thread_frame(struct perf_parser *p, const struct event_line *e, ch
 	return len;
 }
 
+/* The frame that names a sample's cgroup: its path, ';' written ':' so
+ * that it stays one frame, or "[unknown]" when the line names none. */
+static void cgroup_frame(struct perf_parser *p, const struct event_line *e)
+{
+	static const char none[] = "[unknown]";
+	const char *path = e->cgroup;
+	size_t len = e->cgroup_len;
+
+	if (!path) {
+		path = none;
+		len = sizeof(none) - 1;
+	}
+	p->cgname = grow(p->cgname, &p->cgname_cap, len, 1);
+	for (size_t i = 0; i < len; i++)
+		p->cgname[i] = path[i] == ';' ? ':' : path[i];
+	p->cgname_len = len;
+}
+
 static void start_sample(struct perf_parser *p, const struct event_line *e)
 {
 	if (p->in_sample)
 		end_sample(p);
 	p->in_sample = true;
-	p->keep = event_wanted(p, e);
+	p->keep = event_wanted(&p->sel, e);
 	if (!p->keep)
 		return;
 	p->period = e->period;
@@ -486,6 +410,8 @@ static void start_sample(struct perf_parser *p, const struct event_line *e)
 	}
 	p->offcpu = is_offcpu(e->event, e->event_len);
 	p->pname_len = thread_frame(p, e, &p->pname, &p->pname_cap, 0);
+	if (p->o->cgroup)
+		cgroup_frame(p, e);
 	if (e->rest) {
 		struct frame_line f;
 		if (parse_frame_line(e->rest, e->rest_len, &f))
@@ -663,7 +589,9 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 			else if (p->in_sample && parse_frame_line(s, len, &f)) {
 				if (!on_frame(p, &f, s, len))
 					diag_bad_line(&d, p->o, r->lineno, TOO_LONG);
-			} else
+			} else if (p->o->cgroup && s[0] == '/')
+				diag_bad_line(&d, p->o, r->lineno, CGROUP_AFTER);
+			else
 				diag_bad_line(&d, p->o, r->lineno,
 					      p->in_sample ? "unrecognized frame line"
 							   : "unrecognized event line");

@@ -8,23 +8,12 @@
 
 bats_require_minimum_version 1.5.0
 
+load fixtures/fold/folds
+
 FIX="$BATS_TEST_DIRNAME/fixtures/fold-offcpu"
 
 setup() {
 	TMP="$BATS_TEST_TMPDIR"
-}
-
-# folds EXPECTED [OPTION...] INPUT: folds fixture INPUT with the options,
-# cleanly (exit 0, nothing on standard error), into expected/EXPECTED.folded.
-folds() {
-	local exp="$FIX/expected/$1.folded"
-	shift
-	local args=("$@")
-	args[${#args[@]} - 1]="$FIX/${args[${#args[@]} - 1]}"
-	run --separate-stderr prof-fold "${args[@]}"
-	[ "$status" -eq 0 ]
-	[ -z "$stderr" ]
-	diff -u "$exp" <(printf '%s\n' "$output")
 }
 
 @test "off-CPU frames: nanoseconds said first, [off-cpu] after each blocked leaf, times summed" {
