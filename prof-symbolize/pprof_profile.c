@@ -155,7 +155,8 @@ uint64_t pprof_location(struct pprof *p, uint64_t mapping, uint64_t address, con
 		key = xreallocarray(NULL, n, sizeof(*key));
 	key[0] = mapping;
 	key[1] = address;
-	memcpy(key + 2, lines, 2 * nlines * sizeof(*lines));
+	if (nlines) /* an unresolved location has none, and maybe no array */
+		memcpy(key + 2, lines, 2 * nlines * sizeof(*lines));
 	id = intern(p->locations, key, n * sizeof(*key), &created);
 	if (created && mapping) {
 		p->maps[mapping - 1].resolved += nlines > 0;
@@ -180,7 +181,8 @@ void pprof_sample(struct pprof *p, const struct pprof_labels *labels, const uint
 	uint64_t i;
 
 	memcpy(key, labels, sizeof(*labels));
-	memcpy(key + NLABELS, locs, nlocs * sizeof(*locs));
+	if (nlocs) /* every stack of the sample lost */
+		memcpy(key + NLABELS, locs, nlocs * sizeof(*locs));
 	i = intern(p->samples, key, n * sizeof(*key), &created) - 1;
 	free(key);
 	if (created) {

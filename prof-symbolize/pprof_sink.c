@@ -125,7 +125,8 @@ static void add_stack(struct pprof_sink *k, struct symbolizer *s, size_t *n, uin
 			push_loc(k, n, location_of(k, f + i, nf - i, &used));
 		uint64_t *ids = xreallocarray(NULL, *n - start + 1, sizeof(*ids));
 		ids[0] = *n - start;
-		memcpy(ids + 1, k->locs + start, (*n - start) * sizeof(*ids));
+		if (*n > start) /* a stack with no frames leaves locs unallocated */
+			memcpy(ids + 1, k->locs + start, (*n - start) * sizeof(*ids));
 		*slot = ids;
 		return;
 	}

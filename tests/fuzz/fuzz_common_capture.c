@@ -50,6 +50,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			touch(rec.u.map.build_id, rec.u.map.build_id_len);
 			touch_str(rec.u.map.path);
 			break;
+		case CAP_CGROUP:
+			touch_str(rec.u.cgroup.path);
+			break;
 		case CAP_KSYM:
 			touch_str(rec.u.ksym.name);
 			touch_str(rec.u.ksym.module);
