@@ -67,37 +67,56 @@ static bool parse_event_tail(const char *s, size_t len, struct event_line *e)
 }
 
 /*
- * The cgroup at the end of an event line (prof-symbolize frames from a
- * capture with cgroups, perf script -F +cgroup): after the first colon
- * past the PID that is followed by white space and then '/' (a cgroup
- * path is absolute) or the word "unknown", perf's name for a cgroup it
- * could not find.  The time's colon comes first but is followed by the
- * period or the event; a path may hold spaces and colons, so what follows
- * is the path, to the end of the line ("unknown" leaves e->cgroup NULL).
- * Returns where the event line proper ends (after that colon), or len
- * when there is no cgroup.
+ * The cgroup at the end of an event line (prof-symbolize --cgroup, perf
+ * script -F +cgroup): "SECONDS: [PERIOD] EVENT: CGROUP", the path right
+ * after the event's colon, absolute, or the word "unknown", perf's name
+ * for a cgroup it could not find.  Only there: what follows other
+ * colons (a tracepoint's payload) is not a cgroup, even if it starts
+ * with '/'.  A path may hold spaces and colons, so it runs to the end of
+ * the line ("unknown" leaves e->cgroup NULL).  Returns where the event
+ * line proper ends (after the event's colon), or len without a cgroup.
  */
 static size_t split_cgroup(const char *s, size_t len, size_t from, struct event_line *e)
 {
 	static const char unknown[] = "unknown";
 	const size_t n = sizeof(unknown) - 1;
+	size_t i = from, t;
+	int field = 0; /* 0: before the time, 1: after it, 2: after the period */
 
-	for (const char *c = memchr(s + from, ':', len - from); c;
-	     c = memchr(c + 1, ':', len - (size_t)(c + 1 - s))) {
-		size_t i = (size_t)(c + 1 - s), p = i;
-		while (p < len && is_space(s[p]))
-			p++;
-		if (p == i || p == len)
-			continue;
-		if (s[p] != '/' && !(len - p == n && memcmp(s + p, unknown, n) == 0))
-			continue;
-		if (s[p] == '/') {
-			e->cgroup = s + p;
-			e->cgroup_len = len - p;
+	for (;;) {
+		while (i < len && is_space(s[i]))
+			i++;
+		if (i == len)
+			return len;
+		for (t = i; i < len && !is_space(s[i]); i++)
+			;
+		bool colon = s[i - 1] == ':', digits = true, time = colon && i - t >= 2;
+		for (size_t k = t; k < i - colon; k++) {
+			digits = digits && is_digit(s[k]);
+			time = time && (is_digit(s[k]) || (s[k] == '.' && k > t));
 		}
-		return i;
+		if (field == 0) {
+			field = time;
+		} else if (field == 1 && digits && !colon) {
+			field = 2;
+		} else {
+			/* The event: the cgroup, if any, follows it. */
+			if (!colon)
+				return len;
+			size_t p = i;
+			while (p < len && is_space(s[p]))
+				p++;
+			if (p == i || p == len)
+				return len;
+			if (s[p] == '/') {
+				e->cgroup = s + p;
+				e->cgroup_len = len - p;
+			} else if (!(len - p == n && memcmp(s + p, unknown, n) == 0)) {
+				return len;
+			}
+			return i;
+		}
 	}
-	return len;
 }
 
 /* A single-frame sample on one line (inferno's fix):

@@ -120,6 +120,17 @@ total() {
 	[ "$status" -eq 2 ]
 }
 
+@test "only what follows the event's colon is a cgroup, not a tracepoint's payload" {
+	printf 'app 7/7 1.000000: 5 probe:open: path: /etc/passwd\n\tffff open (libc.so.6)\n\n' > "$TMP/tp.txt"
+	printf 'app 7/7 1.000000: 5 cycles: /a: b\n\tffff open (libc.so.6)\n\n' > "$TMP/cg.txt"
+	run prof-fold --cgroup "$TMP/tp.txt"
+	[ "$status" -eq 0 ]
+	[ "$output" = "[unknown];app;open 1" ]
+	run prof-fold --cgroup "$TMP/cg.txt"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf "# count: cycles\n/a: b;app;open 5")" ]
+}
+
 @test "--help lists --cgroup" {
 	run prof-fold --help
 	[[ $output == *"--cgroup "* ]]
