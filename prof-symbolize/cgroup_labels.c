@@ -46,6 +46,21 @@ static bool component_id(const char *c, size_t len, char *id)
 	return false;
 }
 
+/* user@UID.service: systemd delegates what is below it to that user, who
+ * may name cgroups there anything, a container's id or a system unit's
+ * name included.  So no label is taken from below it. */
+static bool user_manager(const char *c, size_t len)
+{
+	size_t n, d;
+
+	if (!has_prefix(c, len, "user@", &n) || len < n + 1 + 8 ||
+	    memcmp(c + len - 8, ".service", 8) != 0)
+		return false;
+	for (d = n; d < len - 8 && c[d] >= '0' && c[d] <= '9'; d++)
+		;
+	return d > n && d == len - 8;
+}
+
 bool cgroup_container_id(const char *path, char id[CONTAINER_ID_LEN + 1])
 {
 	bool found = false;
@@ -53,6 +68,8 @@ bool cgroup_container_id(const char *path, char id[CONTAINER_ID_LEN + 1])
 	for (const char *c = path; *c;) {
 		size_t len = strcspn(c, "/");
 
+		if (user_manager(c, len))
+			break;
 		/* The last one: a container's own cgroups may nest. */
 		if (len && component_id(c, len, id))
 			found = true;
@@ -73,6 +90,8 @@ const char *cgroup_systemd_unit(const char *path, size_t *len)
 			unit = c;
 			*len = n;
 		}
+		if (user_manager(c, n))
+			break;
 		c += n + (c[n] == '/');
 	}
 	return unit;

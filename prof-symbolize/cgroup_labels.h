@@ -16,7 +16,9 @@
 bool cgroup_container_id(const char *path, char id[CONTAINER_ID_LEN + 1]);
 
 /* The systemd unit of path: a pointer to its last component ending in
- * .service or .scope, of *len bytes; NULL if there is none. */
+ * .service or .scope, of *len bytes; NULL if there is none.  Neither
+ * looks below a user@UID.service component, whose cgroups that user
+ * names: its unit is then user@UID.service. */
 const char *cgroup_systemd_unit(const char *path, size_t *len);
 
 #endif

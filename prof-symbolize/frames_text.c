@@ -13,7 +13,7 @@
 struct frames_text {
 	struct sink sink;
 	FILE *out;
-	bool demangle, lines;
+	bool demangle, lines, cgroup;
 	char *scratch; /* reused while formatting a stack */
 	size_t scratch_cap;
 	bool flushed_once;
@@ -234,7 +234,7 @@ static void text_sample(struct sink *k, struct symbolizer *s, const struct cap_s
 			uint64_t count)
 {
 	struct frames_text *t = (struct frames_text *)k;
-	const char *cgroup = symbolizer_cgroup(s, smp->pid);
+	const char *cgroup = t->cgroup ? symbolizer_cgroup(s, smp->pid) : NULL;
 	struct buf line = { 0 };
 
 	/* Output is block-buffered (64 KiB) for speed, and flushed at each
@@ -247,7 +247,9 @@ static void text_sample(struct sink *k, struct symbolizer *s, const struct cap_s
 	buf_printf(&line, " %" PRIu64 ".%06" PRIu64 ": %" PRIu64 " %s:",
 		   smp->time_ns / 1000000000u, smp->time_ns % 1000000000u / 1000u, count,
 		   smp->kind == CAP_OFF_CPU ? EVENT_OFF_CPU : EVENT_ON_CPU);
-	/* Where perf script -F +cgroup writes it. */
+	/* Where perf script -F +cgroup writes it; only when asked, as
+	 * there, since stackcollapse-perf.pl reads the count and event
+	 * only at the end of the line. */
 	if (cgroup) {
 		buf_add(&line, " ", 1);
 		buf_clean(&line, cgroup, strlen(cgroup));
@@ -293,14 +295,15 @@ static void text_free(struct sink *k)
 	free(t);
 }
 
-struct sink *frames_text_new(FILE *out, bool demangle, bool lines)
+struct sink *frames_text_new(FILE *out, const struct symbolize_opts *opt)
 {
 	struct frames_text *t = xcalloc(1, sizeof(*t));
 
 	t->sink = (struct sink){ text_unit, text_sample, text_finish, text_free };
 	t->out = out;
-	t->demangle = demangle;
-	t->lines = lines;
+	t->demangle = opt->demangle;
+	t->lines = opt->lines;
+	t->cgroup = opt->cgroup;
 	setvbuf(out, NULL, _IOFBF, 1 << 16);
 	frames_header_write(out);
 	return &t->sink;

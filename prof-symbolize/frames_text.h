@@ -9,7 +9,8 @@
 
 #include "symbolizer.h"
 
-/* A sink writing frames to out, starting with their header line. */
-struct sink *frames_text_new(FILE *out, bool demangle, bool lines);
+/* A sink writing frames to out, starting with their header line, as
+ * opt's demangle, lines and cgroup say. */
+struct sink *frames_text_new(FILE *out, const struct symbolize_opts *opt);
 
 #endif

@@ -30,6 +30,8 @@ static const char usage[] =
 	"  -i, --inline           add the inlined functions of each frame (DWARF)\n"
 	"  -l, --lines            add each frame's source file and line (DWARF)\n"
 	"      --no-demangle      print C++ and Rust symbols as they are mangled\n"
+	"      --cgroup           end each event line with its process's cgroup, as\n"
+	"                         perf script -F +cgroup (for prof-fold --cgroup)\n"
 	"      --sysroot DIR      look for the capture's files under DIR\n"
 	"      --debug-dir DIR    look for separate debug files under DIR too\n"
 	"                         (DIR/.build-id/xx/yyyy.debug, DIR/PATH/debuglink)\n"
@@ -60,6 +62,7 @@ enum {
 	OPT_KALLSYMS,
 	OPT_NO_DEBUGINFOD,
 	OPT_BUILD_IDS,
+	OPT_CGROUP,
 };
 
 static void parse_options(int argc, char **argv, struct options *o)
@@ -75,6 +78,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 		{ "build-ids", no_argument, NULL, OPT_BUILD_IDS },
+		{ "cgroup", no_argument, NULL, OPT_CGROUP },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -115,6 +119,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_NO_DEBUGINFOD:
 			o->sym.debuginfod = false;
+			break;
+		case OPT_CGROUP:
+			o->sym.cgroup = true;
 			break;
 		case OPT_BUILD_IDS:
 			o->build_ids = true;
@@ -268,7 +275,7 @@ int main(int argc, char **argv)
 		exit(EXIT_USAGE);
 	/* After init: nothing is written when the options fail. */
 	struct sink *sink = opt.pprof && !opt.build_ids ? pprof_sink_new(out, &opt.sym)
-			 : frames_text_new(frames, opt.sym.demangle, opt.sym.lines);
+			 : frames_text_new(frames, &opt.sym);
 	s.sink = sink;
 	while ((st = capr_next(&r, &rec)) == CAPR_OK)
 		symbolizer_record(&s, &rec);

@@ -24,6 +24,7 @@ struct symbolize_opts {
 	size_t ndebug_dirs;
 	bool inline_frames, lines; /* --inline, --lines */
 	bool demangle;		   /* false with --no-demangle */
+	bool cgroup;		   /* --cgroup: event lines end in the cgroup */
 	bool debuginfod;	   /* ask debuginfod when DEBUGINFOD_URLS is set */
 };
 

@@ -49,7 +49,7 @@ capture_two() {
 
 @test "a system-wide capture splits by cgroup: each service's samples under its own path" {
 	capture_two
-	prof-symbolize "$TMP/cap.prof" > "$TMP/frames"
+	prof-symbolize --cgroup "$TMP/cap.prof" > "$TMP/frames"
 	# The event line names the cgroup where perf script -F +cgroup does.
 	grep -q "^sha256sum [0-9/]* [0-9.]*: [0-9]* cpu-clock: /$WEB\$" "$TMP/frames"
 	grep -q "^md5sum [0-9/]* [0-9.]*: [0-9]* cpu-clock: /$BOX\$" "$TMP/frames"
@@ -73,7 +73,7 @@ capture_two() {
 	command -v go >/dev/null || { echo "go (golang-go) not installed: run .ci/setup" >&2; false; }
 	capture_two
 	prof-symbolize --format=pprof -o "$TMP/p.pb.gz" "$TMP/cap.prof"
-	prof-symbolize "$TMP/cap.prof" | prof-fold --cgroup > "$TMP/by-cgroup"
+	prof-symbolize --cgroup "$TMP/cap.prof" | prof-fold --cgroup > "$TMP/by-cgroup"
 	go tool pprof -tags -symbolize=none "$TMP/p.pb.gz" > "$TMP/tags"
 	cat "$TMP/tags"
 	grep -q "container_id" "$TMP/tags" && grep -q "$ID" "$TMP/tags"

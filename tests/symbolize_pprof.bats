@@ -182,7 +182,7 @@ top_flat() {
 	pprof -raw "$TMP/p1.pb.gz" | grep -qE '^1: .* \[FN\]$'
 }
 
-@test "cgroups: the event line's cgroup, and the pprof labels" {
+@test "cgroups: the event line's cgroup with --cgroup only, and the pprof labels" {
 	{
 		echo "comm 1 1 target"
 		echo "comm 7 7 srv"
@@ -198,7 +198,12 @@ top_flat() {
 		printf 'cgroup 1 /user.slice/a\033b.scope\n'
 		echo "on 1/1 1 - $(at main 16)"
 	} | mkcap cpu-clock
-	prof-symbolize --no-debuginfod "$TMP/cap.prof" > "$TMP/frames"
+	# By default the event lines end with the event, as
+	# stackcollapse-perf.pl must see them to read their counts.
+	prof-symbolize --no-debuginfod "$TMP/cap.prof" > "$TMP/plain"
+	[ "$(grep -c ' cpu-clock:' "$TMP/plain")" -eq 4 ]
+	[ "$(perl -ne 'print if /^\S/ && !/^#/ && !/:\s*(\d+)*\s+(\S+):\s*$/' "$TMP/plain")" = "" ]
+	prof-symbolize --no-debuginfod --cgroup "$TMP/cap.prof" > "$TMP/frames"
 	grep -qx 'target 1/1 0.000000: 2 cpu-clock: /system.slice/nginx.service' "$TMP/frames"
 	grep -qx "srv 7/7 0.000000: 1 cpu-clock: /kubepods.slice/kubepods-pod1.slice/cri-containerd-$ID.scope" "$TMP/frames"
 	grep -qx 'other 9/9 0.000000: 1 cpu-clock:' "$TMP/frames"

@@ -20,7 +20,7 @@ static void symbolize(const uint8_t *data, size_t size, bool pprof)
 	static bool made;
 	static const char *no_dirs[1];
 	struct symbolize_opts opt = { .debug_dirs = no_dirs, .inline_frames = true, .lines = true,
-				      .demangle = true };
+				      .demangle = true, .cgroup = true };
 	FILE *in = fmemopen((void *)data, size, "r"), *out = fopen("/dev/null", "w");
 	struct cap_reader r;
 	struct cap_record rec;
@@ -32,7 +32,7 @@ static void symbolize(const uint8_t *data, size_t size, bool pprof)
 	opt.sysroot = root;
 	if (!in || !out || !symbolizer_init(&s, &opt))
 		abort();
-	s.sink = pprof ? pprof_sink_new(out, &opt) : frames_text_new(out, true, true);
+	s.sink = pprof ? pprof_sink_new(out, &opt) : frames_text_new(out, &opt);
 	if (capr_open(&r, in) == CAPR_OK)
 		while (capr_next(&r, &rec) == CAPR_OK)
 			symbolizer_record(&s, &rec);

@@ -39,7 +39,6 @@ TEST(container_ids_of_the_runtimes)
 		      "cri-containerd-" ID ".scope"), ID);
 	CHECK_STR(cid("/kubepods.slice/kubepods-pod1.slice/crio-" ID ".scope"), ID);
 	CHECK_STR(cid("/machine.slice/libpod-" ID ".scope"), ID);
-	CHECK_STR(cid("/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-" ID ".scope/container"), ID);
 	/* cgroupfs drivers: the id alone. */
 	CHECK_STR(cid("/docker/" ID), ID);
 	CHECK_STR(cid("/kubepods/burstable/pod5e9e0b6a-1f0b-4a7a-9d3e-8b1f2c3d4e5f/" ID), ID);
@@ -81,11 +80,27 @@ TEST(hostile_paths)
 	CHECK_STR(unit_of("/x.service.d"), "-");
 }
 
+TEST(nothing_from_below_a_user_manager)
+{
+	/* What is below user@UID.service, that user names: a forged
+	 * container scope or system unit there gives no label of theirs. */
+	CHECK_STR(cid("/user.slice/user-1000.slice/user@1000.service/app.slice/docker-" ID ".scope"),
+		  "-");
+	CHECK_STR(cid("/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-" ID
+		      ".scope/container"), "-");
+	CHECK_STR(unit_of("/user.slice/user-1000.slice/user@1000.service/app.slice/sshd.service"),
+		  "user@1000.service");
+	CHECK_STR(unit_of("/user.slice/user-1000.slice/user@1000.service"), "user@1000.service");
+	/* Above one, as before; and only user@DIGITS.service is one. */
+	CHECK_STR(cid("/system.slice/docker-" ID ".scope/user@1000.service"), ID);
+	CHECK_STR(unit_of("/system.slice/user@x.service/foo.service"), "foo.service");
+	CHECK_STR(unit_of("/system.slice/user@.service/foo.service"), "foo.service");
+	CHECK_STR(cid("/user@12.service.d/" ID), ID);
+}
+
 TEST(systemd_units)
 {
 	CHECK_STR(unit_of("/system.slice/nginx.service"), "nginx.service");
-	CHECK_STR(unit_of("/user.slice/user-1000.slice/user@1000.service/app.slice/foo.service"),
-		  "foo.service");
 	CHECK_STR(unit_of("/user.slice/user-1000.slice/session-2.scope"), "session-2.scope");
 	CHECK_STR(unit_of("/system.slice/docker-" ID ".scope"), "docker-" ID ".scope");
 	CHECK_STR(unit_of("/system.slice/system-getty.slice/getty@tty1.service"), "getty@tty1.service");
