@@ -272,10 +272,10 @@ static void encode_mappings(struct pprof *p, struct pb *b, uint64_t **buf, size_
 			pb_uint(b, MAPPING_BUILD_ID, k[4]);
 		if (functions) {
 			pb_uint(b, MAPPING_HAS_FUNCTIONS, 1);
-			if (p->lines)
+			if (p->lines) {
 				pb_uint(b, MAPPING_HAS_FILENAMES, 1);
-			if (p->lines)
 				pb_uint(b, MAPPING_HAS_LINE_NUMBERS, 1);
+			}
 			if (p->inline_frames)
 				pb_uint(b, MAPPING_HAS_INLINE_FRAMES, 1);
 		}
