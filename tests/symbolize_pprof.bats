@@ -15,6 +15,9 @@ setup() {
 	# go wants a writable cache; keep it out of the user's.
 	export HOME="$TMP/home" GOCACHE="$TMP/home/gocache"
 	mkdir -p "$GOCACHE"
+	# A build-id cache of the test's own: the run's may hold the
+	# workloads' debug images, resolving frames meant to stay unresolved.
+	export PROF_BUILD_ID_DIR="$TMP/build-id"
 }
 
 teardown() {
