@@ -301,7 +301,7 @@ void session_finish(struct session *s)
 {
 	drain(s, true);
 	build_id_cache_work(s->procs.cache, &s->files, 0);
-	recorder_end(s->rec, monotonic_ns() - s->start_ns);
+	recorder_end(s->rec, monotonic_ns() - s->file_start_ns);
 }
 
 /* What off-CPU time left out, and why. */

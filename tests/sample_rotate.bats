@@ -28,6 +28,23 @@ make_cgroup() {
 	mkdir "$CG"
 }
 
+# cap_totals FILE: the file's INFO start_ns, then its END duration_ns,
+# samples, lost and taken, read from the records (docs/FORMATS.md, 1).
+cap_totals() {
+	perl -e '
+		open my $f, "<:raw", $ARGV[0] or die "$ARGV[0]: $!";
+		my $b = do { local $/; <$f> };
+		my ($pos, $start, @end) = (16);
+		while ($pos + 8 <= length $b) {
+			my ($type, $len) = unpack "VV", substr($b, $pos, 8);
+			my $p = substr($b, $pos + 8, $len);
+			$start = unpack "Q<", $p if $type == 1;
+			@end = unpack "Q<Q<Q<VQ<", $p if $type == 8;
+			$pos += 8 + $len;
+		}
+		print join(" ", $start, @end[0, 1, 2, 4]), "\n";' "$1"
+}
+
 # in_cgroup DELAY CMD...: runs CMD in $CG after DELAY seconds, in the
 # background; its PID in $WORKLOAD_PID.
 in_cgroup() {
@@ -59,7 +76,8 @@ in_cgroup() {
 
 	ls -A "$TMP"
 	n=$(ls "$TMP"/cap-* | wc -l)
-	[ "$n" -ge 5 ] && [ "$n" -le 6 ]
+	[ "$n" -ge 5 ]
+	[ "$n" -le 6 ]
 	# The printed paths are exactly the finished files, in order.
 	[ "$(cat "$TMP/printed")" = "$(ls "$TMP"/cap-* | sort)" ]
 	! ls -A "$TMP" | grep -q '\.tmp$'
@@ -76,6 +94,24 @@ in_cgroup() {
 			grep -qE ' share_(one|two|three)\+0x' "$f.txt"
 		fi
 	done < "$TMP/printed"
+	# Each file's header is its own interval's: INFO starts a second
+	# apart, END durations of a second at most (the last file's too), and
+	# END's counts add up over the files as one capture's.
+	prev=0 samples=0 lost=0 taken=0
+	while read -r f; do
+		read -r start t_dur t_samples t_lost t_taken < <(cap_totals "$f")
+		echo "$f: start $start, duration $t_dur, samples $t_samples, lost $t_lost, taken $t_taken"
+		if [ "$prev" -ne 0 ]; then
+			[ "$start" -gt "$prev" ]
+			[ $((start - prev)) -ge 800000000 ]
+			[ $((start - prev)) -le 1300000000 ]
+		fi
+		[ "$t_dur" -gt 0 ]
+		[ "$t_dur" -le 1200000000 ]
+		prev=$start samples=$((samples + t_samples)) lost=$((lost + t_lost))
+		taken=$((taken + t_taken))
+	done < "$TMP/printed"
+	[ $((samples + lost)) -eq "$taken" ]
 	prof-symbolize < "$TMP/plain.raw" > "$TMP/plain.txt"
 	whole=$(sum_counts "$TMP/plain.txt")
 	echo "rotated: $total, plain: $whole, short-lived resolved in $short_files files"
