@@ -144,9 +144,9 @@ static void serve(int sock, void *arg)
 		if (ret > 0)
 			close(ret);
 	}
-	/* The main process gave up on the file: what it holds is valid up
-	 * to where it stops, and nothing if it is empty (sampling never
-	 * started). */
+	/* The main process gave up on the file, or died (killed, or a
+	 * crash): what it holds is valid up to where it stops, and nothing
+	 * if it is empty (sampling never started). */
 	if (k->open)
 		give_up(k, rp->path, sizeof(rp->path));
 	free(rp);
@@ -166,7 +166,9 @@ bool rotation_start(struct rotation *r, const char *pattern, uint32_t keep)
 	k = (struct keeper){ .pattern = pattern, .keep = keep };
 	k.kept = keep ? xcalloc(keep, sizeof(*k.kept)) : NULL;
 	memset(r, 0, sizeof(*r));
-	if (!helper_spawn(&r->h, "file rotation", confine, serve, &k))
+	/* Killed with the main process, it would leave the file being
+	 * written under its temporary name for good. */
+	if (!helper_spawn(&r->h, "file rotation", confine, serve, &k, true))
 		return false;
 	free(k.kept); /* the helper's copy is its own */
 	r->h.timeout_ms = ROTATION_TIMEOUT_MS;

@@ -169,6 +169,28 @@ in_cgroup() {
 	! ls -A "$TMP" | grep -q '\.tmp$'
 }
 
+@test "--rotate: prof-sample killed, its helper still renames the file into place, cut short" {
+	require_root
+	prof-sample -q --rotate 60 -p $$ -o "$TMP/kill-%s" > "$TMP/printed" &
+	pid=$!
+	sleep 2.5
+	kill -KILL "$pid"
+	wait "$pid" || true
+	# The helper reads the end of its socket, then renames.
+	for _ in $(seq 50); do
+		ls -A "$TMP" | grep -q '\.tmp$' || break
+		sleep 0.1
+	done
+	ls -A "$TMP"
+	! ls -A "$TMP" | grep -q '\.tmp$'
+	[ ! -s "$TMP/printed" ]
+	[ "$(ls "$TMP"/kill-* | wc -l)" -eq 1 ]
+	run --separate-stderr prof-symbolize "$TMP"/kill-*
+	echo "$stderr"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"no end record at byte "*": the capture was cut short" ]]
+}
+
 @test "--rotate and --keep usage errors: one line, status 2" {
 	for args in "--rotate 1" "--rotate 1 -o -" "--rotate 0 -o x" "--rotate 1.5 -o x" \
 		"--rotate -1 -o x" "--rotate x -o x" "--keep 2 -o x" "--rotate 1 --keep 0 -o x"; do
