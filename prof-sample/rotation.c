@@ -219,10 +219,12 @@ bool rotation_finish(struct rotation *r, FILE *f)
 	if (ok) {
 		snprintf(r->path, sizeof(r->path), "%s", rp->path);
 		/* For a reader that ships each file as it comes: a line at
-		 * once.  A reader gone does not stop the capture. */
-		if ((printf("%s\n", r->path) < 0 || fflush(stdout) != 0) && !r->stdout_failed) {
-			r->stdout_failed = true;
-			warn("stdout: the files' names are no longer printed");
+		 * once.  Once that reader is gone, nothing would ship the
+		 * files, nor tell a service manager: the capture ends, as
+		 * one written to a closed pipe does. */
+		if (printf("%s\n", r->path) < 0 || fflush(stdout) != 0) {
+			warn("stdout");
+			ok = false;
 		}
 	}
 	free(rp);

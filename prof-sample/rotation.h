@@ -24,7 +24,6 @@
 struct rotation {
 	struct helper h;
 	char path[PATH_MAX]; /* the last file completed */
-	bool stdout_failed;
 };
 
 /* Starts the helper for files named by pattern (strftime(3) fields,
@@ -40,7 +39,9 @@ FILE *rotation_next(struct rotation *r);
 /* Closes f, the file rotation_next() gave, renames it into place (a file
  * of that name already there is never replaced: ".1", ".2"... is added to
  * the new one's name), deletes the oldest past the number kept, and
- * prints its path on stdout.  False with a message if that fails. */
+ * prints its path on stdout.  False with a message if any of that fails,
+ * printing the path included (its reader has gone: the file is in place,
+ * and the capture should end). */
 bool rotation_finish(struct rotation *r, FILE *f);
 
 /* Stops the helper; a file not finished is renamed into place as it is

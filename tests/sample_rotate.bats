@@ -191,6 +191,25 @@ in_cgroup() {
 	[[ "$stderr" == *"no end record at byte "*": the capture was cut short" ]]
 }
 
+@test "--rotate: a reader of the paths gone ends the capture, status 2, its file in place" {
+	require_root
+	start_workload ratio 30
+	prof-sample -q -d 30 --rotate 1 -p "$WORKLOAD_PID" -o "$TMP/pipe-%s" 2> "$TMP/err" |
+		{ head -1 > "$TMP/first"; date +%s%N > "$TMP/head_done"; }
+	st=("${PIPESTATUS[@]}")
+	ended=$(date +%s%N)
+	cat "$TMP/err"
+	echo "statuses ${st[*]}, ended $(((ended - $(cat "$TMP/head_done")) / 1000000)) ms after head"
+	[ "${st[0]}" -eq 2 ]
+	[ $((ended - $(cat "$TMP/head_done"))) -le 2500000000 ]
+	[ "$(cat "$TMP/err")" = "prof-sample: stdout: Broken pipe" ]
+	# The file whose path could not be printed is complete and in place.
+	ls -A "$TMP"
+	! ls -A "$TMP" | grep -q '\.tmp$'
+	[ "$(ls "$TMP"/pipe-* | wc -l)" -ge 2 ]
+	for f in "$TMP"/pipe-*; do prof-symbolize "$f" > /dev/null; done
+}
+
 @test "--rotate and --keep usage errors: one line, status 2" {
 	for args in "--rotate 1" "--rotate 1 -o -" "--rotate 0 -o x" "--rotate 1.5 -o x" \
 		"--rotate -1 -o x" "--rotate x -o x" "--keep 2 -o x" "--rotate 1 --keep 0 -o x"; do
