@@ -31,13 +31,22 @@ struct rot_reply {
 /* A name collision is resolved this many times over before giving up. */
 #define MAX_SUFFIX 10000
 
+/* A file renamed into place, as it was there. */
+struct placed {
+	char *path;
+	dev_t dev;
+	ino_t ino;
+};
+
 /* The helper's state: only it knows the names. */
 struct keeper {
 	const char *pattern;
 	uint32_t keep;
 	bool open;
 	char tmp[PATH_MAX], name[PATH_MAX];
-	char **kept; /* ring of the last keep files renamed into place */
+	dev_t dev; /* the open file's */
+	ino_t ino;
+	struct placed *kept; /* ring of the last keep files renamed into place */
 	size_t first, n;
 };
 
@@ -47,6 +56,7 @@ static int make_file(struct keeper *k)
 {
 	char dir[PATH_MAX], base[PATH_MAX];
 	time_t now = time(NULL);
+	struct stat st;
 	struct tm tm;
 	int fd;
 
@@ -60,6 +70,14 @@ static int make_file(struct keeper *k)
 	fd = mkstemps(k->tmp, 4);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) != 0) {
+		int e = errno;
+		unlink(k->tmp);
+		close(fd);
+		return -e;
+	}
+	k->dev = st.st_dev;
+	k->ino = st.st_ino;
 	k->open = true;
 	return fd;
 }
@@ -78,13 +96,20 @@ static int place(const char *from, const char *to)
 	return 0;
 }
 
+/* Only if the path is still the file placed there: the consumer may have
+ * moved or deleted it, and something else may have taken its name since.
+ * That may still happen between the check and the unlink (there is no
+ * unlink by descriptor), by someone who may write in the directory. */
 static void forget_oldest(struct keeper *k)
 {
-	char *old = k->kept[k->first];
+	struct placed *old = &k->kept[k->first];
+	struct stat st;
 
-	if (unlink(old) != 0 && errno != ENOENT)
-		warn("%s", old);
-	free(old);
+	if (fstatat(AT_FDCWD, old->path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    st.st_dev == old->dev && st.st_ino == old->ino &&
+	    unlinkat(AT_FDCWD, old->path, 0) != 0 && errno != ENOENT)
+		warn("%s", old->path);
+	free(old->path);
 	k->first = (k->first + 1) % k->keep;
 	k->n--;
 }
@@ -107,7 +132,8 @@ static int finish_file(struct keeper *k, char *path, size_t size)
 	if (k->keep) {
 		if (k->n == k->keep)
 			forget_oldest(k);
-		k->kept[(k->first + k->n++) % k->keep] = xstrdup(path);
+		k->kept[(k->first + k->n++) % k->keep] =
+			(struct placed){ xstrdup(path), k->dev, k->ino };
 	}
 	return 0;
 }

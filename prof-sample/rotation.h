@@ -9,7 +9,8 @@
  * prof-sample was started as but without capabilities.  It takes no name
  * from the main process: a request is only "a new file" or "that file is
  * complete"; names come from the pattern given at its start and the
- * clock, and it deletes only files it renamed into place itself.
+ * clock, and it deletes only files it renamed into place itself, while
+ * their names still lead to them.
  */
 #ifndef PROF_SAMPLE_ROTATION_H
 #define PROF_SAMPLE_ROTATION_H

@@ -148,6 +148,16 @@ in_cgroup() {
 	! ls -A "$TMP" | grep -q '\.tmp$'
 }
 
+@test "--keep 1: a file's name taken by another file since is not deleted" {
+	require_root
+	prof-sample -q -d 3.5 --rotate 1 --keep 1 -p $$ -o "$TMP/r-%s" |
+		{ read -r f; rm "$f"; echo foreign > "$f"; echo "$f" > "$TMP/first"; cat > "$TMP/rest"; }
+	cat "$TMP/first" "$TMP/rest"
+	[ "$(wc -l < "$TMP/rest")" -ge 2 ]
+	[ "$(cat "$(cat "$TMP/first")")" = foreign ]
+	[ "$(ls "$TMP"/r-* | sort)" = "$(cat "$TMP/first" <(tail -1 "$TMP/rest") | sort)" ]
+}
+
 @test "--rotate: a pattern giving the same name twice never overwrites a file" {
 	require_root
 	prof-sample -q -d 2.5 --rotate 1 -p $$ -o "$TMP/same" > "$TMP/printed"
