@@ -45,6 +45,17 @@ cap_totals() {
 		print join(" ", $start, @end[0, 1, 2, 4]), "\n";' "$1"
 }
 
+# rotate_until SIGNAL DELAY PATTERN: prof-sample --rotate 60 sends the
+# paths to $TMP/printed until SIGNAL, DELAY seconds in; its exit status.
+rotate_until() {
+	local pid
+	prof-sample -q --rotate 60 -p $$ -o "$3" > "$TMP/printed" &
+	pid=$!
+	sleep "$2"
+	kill -"$1" "$pid"
+	wait "$pid"
+}
+
 # in_cgroup DELAY CMD...: runs CMD in $CG after DELAY seconds, in the
 # background; its PID in $WORKLOAD_PID.
 in_cgroup() {
@@ -180,11 +191,7 @@ in_cgroup() {
 
 @test "--rotate: SIGINT finishes the current file cleanly" {
 	require_root
-	prof-sample -q --rotate 60 -p $$ -o "$TMP/int-%s" > "$TMP/printed" &
-	pid=$!
-	sleep 1.5
-	kill -INT "$pid"
-	wait "$pid"
+	rotate_until INT 1.5 "$TMP/int-%s"
 	[ "$(wc -l < "$TMP/printed")" -eq 1 ]
 	prof-symbolize < "$(cat "$TMP/printed")" > /dev/null
 	! ls -A "$TMP" | grep -q '\.tmp$'
@@ -192,11 +199,7 @@ in_cgroup() {
 
 @test "--rotate: prof-sample killed, its helper still renames the file into place, cut short" {
 	require_root
-	prof-sample -q --rotate 60 -p $$ -o "$TMP/kill-%s" > "$TMP/printed" &
-	pid=$!
-	sleep 2.5
-	kill -KILL "$pid"
-	wait "$pid" || true
+	rotate_until KILL 2.5 "$TMP/kill-%s" || true
 	# The helper reads the end of its socket, then renames.
 	for _ in $(seq 50); do
 		ls -A "$TMP" | grep -q '\.tmp$' || break
