@@ -31,11 +31,12 @@ struct rot_reply {
 /* A name collision is resolved this many times over before giving up. */
 #define MAX_SUFFIX 10000
 
-/* A file renamed into place, as it was there. */
+/* A file renamed into place, as it was there: its inode, and since a
+ * file system may give a freed inode to the next file made, its size and
+ * modification time. */
 struct placed {
 	char *path;
-	dev_t dev;
-	ino_t ino;
+	struct stat st;
 };
 
 /* The helper's state: only it knows the names. */
@@ -96,6 +97,12 @@ static int place(const char *from, const char *to)
 	return 0;
 }
 
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
 /* Only if the path is still the file placed there: the consumer may have
  * moved or deleted it, and something else may have taken its name since.
  * That may still happen between the check and the unlink (there is no
@@ -106,8 +113,7 @@ static void forget_oldest(struct keeper *k)
 	struct stat st;
 
 	if (fstatat(AT_FDCWD, old->path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    st.st_dev == old->dev && st.st_ino == old->ino &&
-	    unlinkat(AT_FDCWD, old->path, 0) != 0 && errno != ENOENT)
+	    same_file(&st, &old->st) && unlinkat(AT_FDCWD, old->path, 0) != 0 && errno != ENOENT)
 		warn("%s", old->path);
 	free(old->path);
 	k->first = (k->first + 1) % k->keep;
@@ -116,6 +122,7 @@ static void forget_oldest(struct keeper *k)
 
 static int finish_file(struct keeper *k, char *path, size_t size)
 {
+	struct stat st;
 	int err = -EEXIST;
 
 	if (!k->open)
@@ -129,11 +136,13 @@ static int finish_file(struct keeper *k, char *path, size_t size)
 	if (err)
 		return err;
 	k->open = false;
-	if (k->keep) {
+	/* Complete, the main process having closed it.  Swapped since it
+	 * was made, it is not this run's to delete. */
+	if (k->keep && fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    st.st_dev == k->dev && st.st_ino == k->ino) {
 		if (k->n == k->keep)
 			forget_oldest(k);
-		k->kept[(k->first + k->n++) % k->keep] =
-			(struct placed){ xstrdup(path), k->dev, k->ino };
+		k->kept[(k->first + k->n++) % k->keep] = (struct placed){ xstrdup(path), st };
 	}
 	return 0;
 }
