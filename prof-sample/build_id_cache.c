@@ -373,7 +373,7 @@ bool build_id_cache_start(struct build_id_cache *c, const char *dir, uint64_t li
 	c->max_dwarf = limit / 8 < MAX_DWARF ? limit / 8 : MAX_DWARF;
 	c->seen = htab_new();
 	/* k is the child's copy from here on. */
-	return helper_spawn(&c->keeper, "build-id cache", keeper_confine, keeper_serve, &k);
+	return helper_spawn(&c->keeper, "build-id cache", keeper_confine, keeper_serve, &k, false);
 }
 
 static void free_pending(struct pending *p)

@@ -33,7 +33,7 @@ static void child_fds(int sock)
 }
 
 bool helper_spawn(struct helper *h, const char *name, bool (*confine)(void *arg),
-		  void (*serve)(int sock, void *arg), void *arg)
+		  void (*serve)(int sock, void *arg), void *arg, bool finishes_alone)
 {
 	int sv[2];
 	pid_t parent = getpid();
@@ -58,8 +58,12 @@ bool helper_spawn(struct helper *h, const char *name, bool (*confine)(void *arg)
 		child_fds(sv[1]);
 		if (!confine(arg))
 			_exit(1);
-		/* After confine(): a change of credentials clears it. */
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != parent)
+		/* After confine(): a change of credentials clears it.  The
+		 * socket is the main process's only copy (its descriptor is
+		 * close-on-exec, and other helpers close what they inherit),
+		 * so one that finishes alone still ends with it. */
+		if (!finishes_alone &&
+		    (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != parent))
 			_exit(1);
 		serve(HELPER_SOCK, arg);
 		_exit(0);

@@ -29,11 +29,14 @@ struct helper {
 /* Forks a helper.  The child closes every descriptor but its socket and
  * stderr, ignores SIGINT, SIGTERM and SIGPIPE (a Ctrl-C is the main
  * process's to handle; the helper ends when the main process closes the
- * socket, or dies with it), calls confine(arg), and if that succeeds
- * answers requests with serve(sock, arg) until the socket closes.
+ * socket), calls confine(arg), and if that succeeds answers requests with
+ * serve(sock, arg) until the socket closes.  If the main process dies, the
+ * helper is killed with it, unless finishes_alone: then serve() reads the
+ * end of its socket, which the kernel closes with the main process, and
+ * may finish its work (a file renamed into place) before it returns.
  * Returns false, with a message, if the helper could not start. */
 bool helper_spawn(struct helper *h, const char *name, bool (*confine)(void *arg),
-		  void (*serve)(int sock, void *arg), void *arg);
+		  void (*serve)(int sock, void *arg), void *arg, bool finishes_alone);
 
 /* Sends a request (with fd_in, or -1) and waits for its reply of exactly
  * replen bytes (with a descriptor in *fd_out, or -1, if fd_out is given).

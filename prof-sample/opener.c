@@ -137,7 +137,7 @@ static bool confine(void *arg)
 bool opener_start(struct opener *o)
 {
 	*o = (struct opener){ 0 };
-	return helper_spawn(&o->h, "file opener", confine, serve, NULL);
+	return helper_spawn(&o->h, "file opener", confine, serve, NULL, false);
 }
 
 void opener_stop(struct opener *o)

@@ -82,7 +82,8 @@ static const char usage[] =
 	"                           number), named by -o PATTERN and its strftime(3)\n"
 	"                           fields at the file's start (e.g.\n"
 	"                           /var/lib/prof/%Y%m%d-%H%M%S.cap); each finished\n"
-	"                           file's path is printed on stdout\n"
+	"                           file's path is printed on stdout (a reader\n"
+	"                           gone from it ends the capture, status 2)\n"
 	"      --keep N             with --rotate, keep the newest N files this run\n"
 	"                           wrote, deleting older ones\n"
 	"  -q, --quiet              no progress line on a terminal\n"
@@ -92,8 +93,8 @@ static const char usage[] =
 	"\n"
 	"Exit status: 0 capture complete, 1 capture cut short (samples could not\n"
 	"be read), 2 usage error, the profiler could not start or the capture\n"
-	"could not be written; with COMMAND, the command's own status unless\n"
-	"prof-sample failed with 2.\n";
+	"(with --rotate, a file's path on stdout) could not be written; with\n"
+	"COMMAND, the command's own status unless prof-sample failed with 2.\n";
 
 static double parse_seconds(const char *arg, const char *what)
 {

@@ -31,13 +31,23 @@ struct rot_reply {
 /* A name collision is resolved this many times over before giving up. */
 #define MAX_SUFFIX 10000
 
+/* A file renamed into place, as it was there: its inode, and since a
+ * file system may give a freed inode to the next file made, its size and
+ * modification time. */
+struct placed {
+	char *path;
+	struct stat st;
+};
+
 /* The helper's state: only it knows the names. */
 struct keeper {
 	const char *pattern;
 	uint32_t keep;
 	bool open;
 	char tmp[PATH_MAX], name[PATH_MAX];
-	char **kept; /* ring of the last keep files renamed into place */
+	dev_t dev; /* the open file's */
+	ino_t ino;
+	struct placed *kept; /* ring of the last keep files renamed into place */
 	size_t first, n;
 };
 
@@ -47,6 +57,7 @@ static int make_file(struct keeper *k)
 {
 	char dir[PATH_MAX], base[PATH_MAX];
 	time_t now = time(NULL);
+	struct stat st;
 	struct tm tm;
 	int fd;
 
@@ -60,6 +71,14 @@ static int make_file(struct keeper *k)
 	fd = mkstemps(k->tmp, 4);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) != 0) {
+		int e = errno;
+		unlink(k->tmp);
+		close(fd);
+		return -e;
+	}
+	k->dev = st.st_dev;
+	k->ino = st.st_ino;
 	k->open = true;
 	return fd;
 }
@@ -78,19 +97,32 @@ static int place(const char *from, const char *to)
 	return 0;
 }
 
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* Only if the path is still the file placed there: the consumer may have
+ * moved or deleted it, and something else may have taken its name since.
+ * That may still happen between the check and the unlink (there is no
+ * unlink by descriptor), by someone who may write in the directory. */
 static void forget_oldest(struct keeper *k)
 {
-	char *old = k->kept[k->first];
+	struct placed *old = &k->kept[k->first];
+	struct stat st;
 
-	if (unlink(old) != 0 && errno != ENOENT)
-		warn("%s", old);
-	free(old);
+	if (fstatat(AT_FDCWD, old->path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    same_file(&st, &old->st) && unlinkat(AT_FDCWD, old->path, 0) != 0 && errno != ENOENT)
+		warn("%s", old->path);
+	free(old->path);
 	k->first = (k->first + 1) % k->keep;
 	k->n--;
 }
 
 static int finish_file(struct keeper *k, char *path, size_t size)
 {
+	struct stat st;
 	int err = -EEXIST;
 
 	if (!k->open)
@@ -104,10 +136,13 @@ static int finish_file(struct keeper *k, char *path, size_t size)
 	if (err)
 		return err;
 	k->open = false;
-	if (k->keep) {
+	/* Complete, the main process having closed it.  Swapped since it
+	 * was made, it is not this run's to delete. */
+	if (k->keep && fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    st.st_dev == k->dev && st.st_ino == k->ino) {
 		if (k->n == k->keep)
 			forget_oldest(k);
-		k->kept[(k->first + k->n++) % k->keep] = xstrdup(path);
+		k->kept[(k->first + k->n++) % k->keep] = (struct placed){ xstrdup(path), st };
 	}
 	return 0;
 }
@@ -144,9 +179,9 @@ static void serve(int sock, void *arg)
 		if (ret > 0)
 			close(ret);
 	}
-	/* The main process gave up on the file: what it holds is valid up
-	 * to where it stops, and nothing if it is empty (sampling never
-	 * started). */
+	/* The main process gave up on the file, or died (killed, or a
+	 * crash): what it holds is valid up to where it stops, and nothing
+	 * if it is empty (sampling never started). */
 	if (k->open)
 		give_up(k, rp->path, sizeof(rp->path));
 	free(rp);
@@ -166,7 +201,9 @@ bool rotation_start(struct rotation *r, const char *pattern, uint32_t keep)
 	k = (struct keeper){ .pattern = pattern, .keep = keep };
 	k.kept = keep ? xcalloc(keep, sizeof(*k.kept)) : NULL;
 	memset(r, 0, sizeof(*r));
-	if (!helper_spawn(&r->h, "file rotation", confine, serve, &k))
+	/* Killed with the main process, it would leave the file being
+	 * written under its temporary name for good. */
+	if (!helper_spawn(&r->h, "file rotation", confine, serve, &k, true))
 		return false;
 	free(k.kept); /* the helper's copy is its own */
 	r->h.timeout_ms = ROTATION_TIMEOUT_MS;
@@ -217,10 +254,12 @@ bool rotation_finish(struct rotation *r, FILE *f)
 	if (ok) {
 		snprintf(r->path, sizeof(r->path), "%s", rp->path);
 		/* For a reader that ships each file as it comes: a line at
-		 * once.  A reader gone does not stop the capture. */
-		if ((printf("%s\n", r->path) < 0 || fflush(stdout) != 0) && !r->stdout_failed) {
-			r->stdout_failed = true;
-			warn("stdout: the files' names are no longer printed");
+		 * once.  Once that reader is gone, nothing would ship the
+		 * files, nor tell a service manager: the capture ends, as
+		 * one written to a closed pipe does. */
+		if (printf("%s\n", r->path) < 0 || fflush(stdout) != 0) {
+			warn("stdout");
+			ok = false;
 		}
 	}
 	free(rp);

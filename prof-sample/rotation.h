@@ -9,7 +9,8 @@
  * prof-sample was started as but without capabilities.  It takes no name
  * from the main process: a request is only "a new file" or "that file is
  * complete"; names come from the pattern given at its start and the
- * clock, and it deletes only files it renamed into place itself.
+ * clock, and it deletes only files it renamed into place itself, while
+ * their names still lead to them.
  */
 #ifndef PROF_SAMPLE_ROTATION_H
 #define PROF_SAMPLE_ROTATION_H
@@ -24,7 +25,6 @@
 struct rotation {
 	struct helper h;
 	char path[PATH_MAX]; /* the last file completed */
-	bool stdout_failed;
 };
 
 /* Starts the helper for files named by pattern (strftime(3) fields,
@@ -40,7 +40,9 @@ FILE *rotation_next(struct rotation *r);
 /* Closes f, the file rotation_next() gave, renames it into place (a file
  * of that name already there is never replaced: ".1", ".2"... is added to
  * the new one's name), deletes the oldest past the number kept, and
- * prints its path on stdout.  False with a message if that fails. */
+ * prints its path on stdout.  False with a message if any of that fails,
+ * printing the path included (its reader has gone: the file is in place,
+ * and the capture should end). */
 bool rotation_finish(struct rotation *r, FILE *f);
 
 /* Stops the helper; a file not finished is renamed into place as it is

@@ -117,11 +117,15 @@ static void write_info(struct session *s)
 	char boot_id[64];
 
 	uname(&u);
-	clock_gettime(CLOCK_REALTIME, &now);
 	read_line("/proc/sys/kernel/random/boot_id", boot_id, sizeof(boot_id));
+	/* The file's start, which its sample times count from, not this
+	 * moment: attaching the events, or finishing the file before, may
+	 * have taken a while. */
+	clock_gettime(CLOCK_REALTIME, &now);
 	recorder_info(s->rec, &(struct cap_info){
 				      .start_ns = (uint64_t)now.tv_sec * 1000000000u +
-						  (uint64_t)now.tv_nsec,
+						  (uint64_t)now.tv_nsec -
+						  (monotonic_ns() - s->file_start_ns),
 				      .freq = o->freq,
 				      .period = o->period,
 				      .ncpus = (uint32_t)s->ncpus,
@@ -301,7 +305,7 @@ void session_finish(struct session *s)
 {
 	drain(s, true);
 	build_id_cache_work(s->procs.cache, &s->files, 0);
-	recorder_end(s->rec, monotonic_ns() - s->start_ns);
+	recorder_end(s->rec, monotonic_ns() - s->file_start_ns);
 }
 
 /* What off-CPU time left out, and why. */
