@@ -140,11 +140,11 @@ in_cgroup() {
 	prof-sample -q -d 1 --rotate 1 -p "$WORKLOAD_PID" -o "$TMP/cg-%s" > "$TMP/printed"
 	cgpath=/prof-test-$$
 	# The record is in each file (a reader of the raw bytes; prof-symbolize
-	# prints it after the event's colon).
+	# --cgroup prints it after the event's colon).
 	while read -r f; do
 		grep -aqF "$cgpath" "$f"
 	done < "$TMP/printed"
-	prof-symbolize < "$(head -1 "$TMP/printed")" > "$TMP/frames.txt"
+	prof-symbolize --cgroup < "$(head -1 "$TMP/printed")" > "$TMP/frames.txt"
 	grep -qE "^ratio [0-9]+/[0-9]+ [0-9.]+: [0-9]+ cpu-clock: $cgpath\$" "$TMP/frames.txt"
 }
 
