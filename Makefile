@@ -132,8 +132,8 @@ workloads: $(WORKLOAD_BINS)
 
 # What CI runs (.ci/run): the whole suite on the build users get, again on
 # an ASan+UBSan build, and every fuzz target for CHECK_FUZZ_SECONDS; one
-# summary line for all.  The suites that sample nothing run last, in two
-# lanes side by side beside the fuzzing (tests/run).  About 23 minutes on
+# summary line for all.  The suites that sample nothing run last, the two
+# builds side by side beside the fuzzing (tests/run).  About 21 minutes on
 # two cores.
 ASAN_BUILD := build-asan
 ASAN_MAKE  := BUILD=$(ASAN_BUILD) CC=gcc \
