@@ -188,16 +188,6 @@ struct {
 	__uint(max_entries, 4096);
 } raw_samples SEC(".maps");
 
-/* Two per CPU, indexed by CPU, then by nr_cpus + CPU for the scheduler's
- * programs: a per-CPU array's values are limited to 32 KiB, a sample may
- * need 70.  A perf-event program does not nest on its CPU. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct raw_sample);
-} raw_scratch SEC(".maps");
-
 STACK_MAP(stacks0);
 STACK_MAP(stacks1);
 COUNT_MAP(counts0);
@@ -328,48 +318,59 @@ static __always_inline bool user_regs(struct bpf_perf_event_data *ctx, __u64 *re
 }
 #endif
 
-/* Copies user memory from sp up, page by page so that a stack shallower
- * than stack_copy_size is copied up to its top (the next page is not
- * mapped) instead of not at all.  Returns the bytes copied. */
+/* The bytes of user stack a raw sample has room for: --stack-size, which
+ * the verifier sees as a constant (read-only data), so that the ring
+ * reservation's size is one. */
+static __always_inline __u32 stack_room(void)
+{
+	return stack_copy_size < PROF_MAX_STACK_COPY ? stack_copy_size : PROF_MAX_STACK_COPY;
+}
+
+/* Copies user memory from sp up into buf, which has stack_room() bytes and
+ * a page of slack, page by page so that a stack shallower than the room is
+ * copied up to its top (the next page is not mapped) instead of not at
+ * all.  Returns the bytes copied. */
 static __always_inline __u32 copy_stack(__u8 *buf, __u64 sp)
 {
-	__u64 len = 0, limit = stack_copy_size;
+	__u32 limit = stack_room();
+	__u64 len = 0;
 
-	if (limit > PROF_MAX_STACK_COPY)
-		limit = PROF_MAX_STACK_COPY;
 	for (int i = 0; i <= PROF_MAX_STACK_COPY / PROF_PAGE; i++) {
 		__u64 addr = sp + len;
 		__u64 chunk = PROF_PAGE - (addr & (PROF_PAGE - 1));
 
+		/* Also what tells the verifier that len is below the room. */
 		if (len >= limit)
 			break;
 		if (chunk > limit - len)
 			chunk = limit - len;
-		/* Bounds the verifier can follow: [0, page] and below the
-		 * maximum, whatever it made of the lines above. */
+		/* A bound the verifier can follow: [0, page]. */
 		chunk &= 2 * PROF_PAGE - 1;
 		if (chunk > PROF_PAGE)
 			chunk = PROF_PAGE;
-		if (bpf_probe_read_user(buf + (len & (PROF_MAX_STACK_COPY - 1)), chunk,
-					(void *)addr))
+		if (bpf_probe_read_user(buf + len, chunk, (void *)addr))
 			break;
 		len += chunk;
 	}
-	return len < PROF_MAX_STACK_COPY ? len : PROF_MAX_STACK_COPY;
+	return len < limit ? len : limit;
 }
 
 /* ctx is the program's own, for the kernel stack; regs_ctx the perf
- * event's, or NULL where the thread is in the kernel (off-CPU). */
+ * event's, or NULL where the thread is in the kernel (off-CPU).  The
+ * sample is built in its ring reservation: the stack bytes, the bulk of
+ * it, are copied once, from the thread's stack to where prof-sample reads
+ * them. */
 static __always_inline int send_raw(void *ctx, struct bpf_perf_event_data *regs_ctx,
-				    struct sample_key *key, __u64 weight, bool user, __u32 slot)
+				    struct sample_key *key, __u64 weight, bool user)
 {
-	__u32 cpu = bpf_get_smp_processor_id() + (slot == SLOT_TP ? nr_cpus : 0);
-	struct raw_sample *rs = bpf_map_lookup_elem(&raw_scratch, &cpu);
-	__u64 size;
+	struct raw_sample *rs;
 	long n;
 
-	if (!rs)
+	rs = bpf_ringbuf_reserve(&raw_samples, PROF_RAW_HEADER + stack_room() + PROF_PAGE, 0);
+	if (!rs) {
+		count(PROF_LOST_RING);
 		return 0;
+	}
 	rs->pid = key->pid;
 	rs->tid = key->tid;
 	__builtin_memcpy(rs->comm, key->comm, sizeof(rs->comm));
@@ -379,6 +380,7 @@ static __always_inline int send_raw(void *ctx, struct bpf_perf_event_data *regs_
 	rs->kind = key->kind;
 	rs->weight = weight;
 	rs->nwakers = key->nwakers;
+	rs->reserved = 0;
 	__builtin_memcpy(rs->wakers, key->wakers, sizeof(rs->wakers));
 	if (key->kstack) {
 		/* Taken earlier, and held: its key goes in its place. */
@@ -392,11 +394,7 @@ static __always_inline int send_raw(void *ctx, struct bpf_perf_event_data *regs_
 		rs->flags |= PROF_RAW_USER;
 		rs->stack_len = copy_stack(rs->stack, rs->regs[PROF_UREG_SP]);
 	}
-	size = PROF_RAW_HEADER + (rs->stack_len & (2 * PROF_MAX_STACK_COPY - 1));
-	if (size > sizeof(*rs))
-		return 0;
-	if (bpf_ringbuf_output(&raw_samples, rs, size, 0))
-		count(PROF_LOST_RING);
+	bpf_ringbuf_submit(rs, 0);
 	return 0;
 }
 
@@ -458,7 +456,7 @@ int sample_dwarf(struct bpf_perf_event_data *ctx)
 
 	if (!key || !wanted(key))
 		return 0;
-	return send_raw(ctx, ctx, key, 0, true, SLOT_NMI);
+	return send_raw(ctx, ctx, key, 0, true);
 }
 
 /* --- off-CPU ----------------------------------------------------------- */
@@ -518,7 +516,7 @@ static __always_inline void send_pending(void *ctx, struct block *b)
 	b->pending = 0;
 	if (!same)
 		count(PROF_LOST_BLOCK_USTACK);
-	send_raw(ctx, NULL, &b->key, b->weight, same, SLOT_TP);
+	send_raw(ctx, NULL, &b->key, b->weight, same);
 }
 
 /* Ends next's block: counted if it lasted as long as asked. */

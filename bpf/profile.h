@@ -116,10 +116,11 @@ struct raw_sample {
 	struct waker wakers[PROF_MAX_WAKERS];
 	__u64 regs[PROF_NR_UREGS];
 	__u64 kstack[PROF_MAX_STACK];
-	/* Only stack_len bytes of it are sent; the page of slack lets the
-	 * verifier prove that a page-sized read at any offset below
-	 * PROF_MAX_STACK_COPY stays inside. */
-	__u8 stack[PROF_MAX_STACK_COPY + PROF_PAGE];
+	/* stack_len bytes of user stack.  The record has room for the
+	 * --stack-size and a page more: the BPF program copies into it in
+	 * place, and the slack lets the verifier prove that a page-sized read
+	 * at any offset below the stack size stays inside. */
+	__u8 stack[];
 };
 
 /* The part of a raw_sample before the stack bytes. */

@@ -183,8 +183,10 @@ static int on_sample(void *ctx, void *data, size_t size)
 
 /* The ring holds what comes in 128 ms (at least 32 samples) per CPU, between
  * reads every 10 ms: 16 MiB on two CPUs at 999 Hz with the default 32 KiB
- * of stack, 4 MiB at 99 Hz.  Its pages are mapped twice (so that records
- * can wrap), which doubles what it adds to prof-sample's RSS. */
+ * of stack, 4 MiB at 99 Hz.  Each sample takes the room the BPF program
+ * reserves for it (the stack size and a page), however little of it its
+ * stack fills.  The pages are mapped twice (so that records can wrap),
+ * which doubles what the ring adds to prof-sample's RSS. */
 static uint32_t ring_size(const struct options *o)
 {
 	/* Blocks come at no set rate: room for 2000 a second per CPU, which
@@ -192,7 +194,8 @@ static uint32_t ring_size(const struct options *o)
 	double rate = (o->on_cpu ? (o->freq ? o->freq : 1e9 / (double)o->period) : 0) +
 		      (o->off_cpu ? 2000 : 0);
 	double per_cpu = rate * 0.128 > 32 ? rate * 0.128 : 32;
-	double want = libbpf_num_possible_cpus() * per_cpu * (PROF_RAW_HEADER + o->stack_size);
+	double room = PROF_RAW_HEADER + o->stack_size + PROF_PAGE;
+	double want = libbpf_num_possible_cpus() * per_cpu * room;
 	uint32_t size = 1u << 20;
 
 	while (size < want && size < (1u << 30))
@@ -210,9 +213,6 @@ static void dwarf_configure(struct profile_bpf *skel, const struct options *o)
 	bpf_map__set_max_entries(skel->maps.counts0, 1);
 	bpf_map__set_max_entries(skel->maps.counts1, 1);
 	bpf_map__set_max_entries(skel->maps.raw_samples, ring_size(o));
-	/* A slot per CPU for the clock's program, another for the
-	 * scheduler's. */
-	bpf_map__set_max_entries(skel->maps.raw_scratch, 2 * libbpf_num_possible_cpus());
 	skel->rodata->nr_cpus = libbpf_num_possible_cpus();
 }
 
