@@ -5,7 +5,8 @@ var framesG = doc.getElementById("frames");
 var details = doc.getElementById("details"), unzoomBtn = doc.getElementById("unzoom");
 var searchBtn = doc.getElementById("search"), icBtn = doc.getElementById("ignorecase");
 var matchedTxt = doc.getElementById("matched"), nametype = details.getAttribute("data-nametype") || "";
-var nodes = [], fx, fw, fd, names = [], labels = [], state, matched, N = 0, inited = false;
+var nodes = [], fx, fw, fd, names = [], labels = [], classes = [], state, matched, N = 0;
+var inited = false, hasDataName = false, warmed = 0;
 var zoomed = -1, term = null, ignoreCase = false, matchCount = 0;
 var charW = C.fontsize * C.fontwidth, full = C.width - 2 * C.xpad;
 
@@ -22,7 +23,9 @@ function init() {
 		fx[i] = +g.getAttribute("data-x");
 		fw[i] = +g.getAttribute("data-w");
 		fd[i] = +g.getAttribute("data-d");
+		classes[i] = g.getAttribute("class") || "";
 	}
+	hasDataName = framesG.querySelector("g[data-name]") !== null;
 }
 
 /*
@@ -36,6 +39,20 @@ function ready() {
 	init();
 }
 
+/* The first search would otherwise read every frame's title; the names
+ * are read ahead, a slice at a time, while the browser has nothing to do. */
+function warm(deadline) {
+	ready();
+	for (var n = 0; warmed < N && (deadline ? deadline.timeRemaining() > 1 : n < 1000); n++)
+		nameOf(warmed++);
+	if (warmed < N) idle(warm);
+}
+
+function idle(f) {
+	if (window.requestIdleCallback) window.requestIdleCallback(f, { timeout: 2000 });
+	else window.setTimeout(f, 0);
+}
+
 function titleOf(i) {
 	var t = nodes[i].firstElementChild;
 	return t && t.tagName === "title" ? t.textContent : "";
@@ -44,7 +61,7 @@ function titleOf(i) {
 function nameOf(i) {
 	var n = names[i];
 	if (n === undefined) {
-		n = nodes[i].getAttribute("data-name");
+		n = hasDataName ? nodes[i].getAttribute("data-name") : null;
 		if (n === null) {
 			n = titleOf(i);
 			var k = n.lastIndexOf(" (");
@@ -120,11 +137,17 @@ function setLabel(i, label) {
 	}
 }
 
+/* A frame's class is written whole: setAttribute is several times
+ * quicker than classList, which counts when a search marks every frame. */
+function setClass(i) {
+	nodes[i].setAttribute("class", classes[i] + (state[i] ? " parent" : "") + (matched[i] ? " match" : ""));
+}
+
 /* state: 0 shown, 1 dimmed ancestor */
 function setState(i, s) {
 	if (state[i] === s) return;
-	nodes[i].classList.toggle("parent", s === 1);
 	state[i] = s;
+	setClass(i);
 }
 
 function zoom(z) {
@@ -208,8 +231,8 @@ function linkSafe(t) {
 
 function setMatch(j, m) {
 	if (matched[j] === m) return;
-	nodes[j].classList.toggle("match", m === 1);
 	matched[j] = m;
+	setClass(j);
 }
 
 function search(t, fromLink) {
@@ -375,8 +398,7 @@ window.addEventListener("scroll", keepControls);
 window.addEventListener("resize", keepControls);
 restoreState();
 showRoots();
-if (window.requestIdleCallback) window.requestIdleCallback(ready, { timeout: 2000 });
-else window.setTimeout(ready, 0);
+idle(warm);
 window.fg = { zoom: zoom, unzoom: unzoom, search: search, resetSearch: resetSearch,
 	frames: function () { ready(); return N; }, zoomed: function () { return zoomed; } };
 })();
