@@ -8,28 +8,29 @@
 # drawn) and with flamegraph.pl's --minwidth 0.1, which draws the same
 # frames flamegraph.pl does.  flamegraph.pl is not packaged by Debian: set
 # FLAMEGRAPH_PL to a copy to compare with it.  RUNS (5) runs of each;
-# SEARCH is the regular expression searched for.
+# SEARCH holds the regular expressions searched for, separated by spaces:
+# by default one name in twenty and nearly every name.
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 SVG="$BUILD/bin/prof-svg"
+GEN="$BUILD/workloads/gen_cxx_stacks"
 WORK=${BENCH_DIR:-$BUILD/bench}
-IN="$WORK/svg-browser-200k.folded"
+IN="$WORK/svg-browser-cxx-200k.folded"
 RUNS=${RUNS:-5}
-SEARCH=${SEARCH:-Impl}
+SEARCH=${SEARCH:-std:: ::}
 mkdir -p "$WORK"
 
 [ -x "$SVG" ] || { echo "svg-browser.sh: $SVG not built" >&2; exit 1; }
+[ -x "$GEN" ] || { echo "svg-browser.sh: $GEN not built (make workloads)" >&2; exit 1; }
 if [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ] || [ ! -d tests/browser/node_modules/playwright-core ]; then
 	echo "browser: skipped (needs chromium and npm ci --prefix tests/browser)"
 	exit 0
 fi
 
-# The input is svg.sh's synthetic profile, from its own generator, so that
-# both benchmarks draw the same stacks.
-if [ ! -s "$IN" ] || [ "$(wc -l < "$IN")" -ne 200000 ]; then
-	eval "$(sed -n '/^generate() {/,/^}/p' tests/bench/svg.sh)"
-	generate 200000 | LC_ALL=C sort > "$IN.tmp" && mv "$IN.tmp" "$IN" || exit 1
+# Deep stacks of long, template-heavy C++ names, as a server's profile has.
+if [ ! -s "$IN" ] || [ "$GEN" -nt "$IN" ] || [ "$(wc -l < "$IN")" -ne 200000 ]; then
+	"$GEN" 200000 > "$IN.tmp" && mv "$IN.tmp" "$IN" || exit 1
 fi
 echo "input: $IN, $(wc -l < "$IN") stacks, $(($(wc -c < "$IN") / 1000000)) MB"
 
@@ -47,4 +48,8 @@ else
 	echo "flamegraph.pl: skipped (set FLAMEGRAPH_PL to a copy of it)"
 fi
 echo "prof-svg: as written by default; minwidth-0.1: prof-svg --minwidth 0.1, flamegraph.pl's frames"
-node tests/browser/bench.js --runs "$RUNS" --search "$SEARCH" "$@"
+set -f
+rev=
+for re in $SEARCH; do rev="$re $rev"; done
+for re in $rev; do set -- --search "$re" "$@"; done
+node tests/browser/bench.js --runs "$RUNS" "$@"

@@ -2,7 +2,7 @@
 // How fast flame graph SVGs open and answer in Debian's chromium, driven by
 // playwright-core: prof-svg's and flamegraph.pl's, measured the same way.
 //
-// Usage: node bench.js [--runs N] [--search REGEX] LABEL=FILE.svg...
+// Usage: node bench.js [--runs N] [--search REGEX]... LABEL=FILE.svg...
 // The first FILE is the reference the others' ratios are taken against.
 //
 // Each run opens every file once, in turn, each in a fresh browser context,
@@ -15,7 +15,8 @@
 //   reset  a click on Reset Zoom, until the whole graph is painted again;
 //   search a click on Search, answered with REGEX, until the highlighted
 //          view is painted (both scripts ask with window.prompt, which is
-//          replaced by one that answers at once).
+//          replaced by one that answers at once); then a second click
+//          clears the search.  Once for each REGEX given.
 // Every action is a DOM event dispatched to the element its own handlers
 // listen on, and "painted" is a requestAnimationFrame callback followed by
 // a task: by then the frame's style, layout and paint have run.
@@ -87,7 +88,7 @@ function observe() {
 	};
 }
 
-async function measure(browser, file, regex) {
+async function measure(browser, file, regexes) {
 	const context = await browser.newContext();
 	try {
 		await context.addInitScript(markLoad);
@@ -105,12 +106,18 @@ async function measure(browser, file, regex) {
 		r.reset = await page.evaluate(timeClick, 'unzoom');
 		seen = await page.evaluate(observe);
 		if (seen.zoomed || seen.parents) bad.push('Reset Zoom did not reset');
-		await page.evaluate((re) => { window.prompt = () => re; }, regex);
-		r.search = await page.evaluate(timeClick, 'search');
-		seen = await page.evaluate(observe);
-		if (!seen.matched || !seen.matchedText.startsWith('Matched:')) bad.push('the search matched nothing');
+		const matchedBy = [];
+		for (const re of regexes) {
+			await page.evaluate((re) => { window.prompt = () => re; }, re);
+			r['search ' + re] = await page.evaluate(timeClick, 'search');
+			seen = await page.evaluate(observe);
+			if (!seen.matched || !seen.matchedText.startsWith('Matched:')) bad.push(`the search for ${re} matched nothing`);
+			matchedBy.push(`${seen.matched} frames, "${seen.matchedText}"`);
+			await page.evaluate(timeClick, 'search');
+			if ((await page.evaluate(observe)).matched) bad.push(`the search for ${re} was not cleared`);
+		}
 		bad.push(...errors);
-		return { r, info, seen, bad };
+		return { r, info, matchedBy, bad };
 	} finally {
 		await context.close();
 	}
@@ -123,35 +130,37 @@ function median(a) {
 
 (async () => {
 	const argv = process.argv.slice(2), files = [];
-	let runs = 5, regex = 'Impl';
+	let runs = 5;
+	const regexes = [];
 	while (argv.length) {
 		const a = argv.shift();
 		if (a === '--runs') runs = +argv.shift();
-		else if (a === '--search') regex = argv.shift();
+		else if (a === '--search') regexes.push(argv.shift());
 		else if (a.includes('=')) files.push({ label: a.substring(0, a.indexOf('=')), file: a.substring(a.indexOf('=') + 1) });
 		else { console.error('usage: bench.js [--runs N] [--search REGEX] LABEL=FILE.svg...'); process.exit(2); }
 	}
+	if (!regexes.length) regexes.push('std::');
 	if (!files.length || !(runs > 0)) { console.error('usage: bench.js [--runs N] [--search REGEX] LABEL=FILE.svg...'); process.exit(2); }
 	const browser = await chromium.launch({
 		executablePath: CHROMIUM, headless: true,
 		args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
 			'--disable-background-networking', '--disable-component-update', '--disable-sync'],
 	});
-	const keys = ['load', 'click', 'reset', 'search'];
+	const keys = ['load', 'click', 'reset'].concat(regexes.map((re) => 'search ' + re));
 	try {
 		for (const f of files) { f.times = {}; keys.forEach((k) => { f.times[k] = []; }); }
 		for (let run = 0; run < runs; run++) {
 			// Alternate the order, so that neither file always goes first.
 			const order = run % 2 ? files.slice().reverse() : files;
 			for (const f of order) {
-				const m = await measure(browser, f.file, regex);
+				const m = await measure(browser, f.file, regexes);
 				if (m.bad.length) {
 					console.log(`# ${f.label}: ${m.bad.join('; ')}`);
 					process.exitCode = 1;
 				}
 				keys.forEach((k) => f.times[k].push(m.r[k]));
 				f.info = m.info;
-				f.seen = m.seen;
+				f.matchedBy = m.matchedBy;
 			}
 		}
 	} finally {
@@ -160,18 +169,18 @@ function median(a) {
 	const w = 16, pad = (s, n) => String(s).padStart(n || w);
 	const ref = files[0];
 	console.log(`# ${runs} runs each, median (best) in ms; ratio: ${ref.label}'s median / the file's median`);
-	console.log(''.padEnd(14) + files.map((f) => pad(f.label)).join('') +
-		files.slice(1).map((f) => pad(ref.label + '/' + f.label, 30)).join(''));
+	console.log(''.padEnd(18) + files.map((f) => pad(f.label)).join('') +
+		files.slice(1).map((f) => pad('vs ' + f.label, 18)).join(''));
 	for (const k of keys) {
 		const cells = files.map((f) => pad(`${median(f.times[k]).toFixed(0)} (${Math.min(...f.times[k]).toFixed(0)})`));
-		const ratios = files.slice(1).map((f) => pad((median(ref.times[k]) / median(f.times[k])).toFixed(1) + 'x', 30));
-		console.log(k.padEnd(14) + cells.join('') + ratios.join(''));
+		const ratios = files.slice(1).map((f) => pad((median(ref.times[k]) / median(f.times[k])).toFixed(1) + 'x', 18));
+		console.log(k.padEnd(18) + cells.join('') + ratios.join(''));
 	}
-	const row = (name, get) => console.log(name.padEnd(14) + files.map((f) => pad(get(f))).join(''));
+	const row = (name, get) => console.log(name.padEnd(18) + files.map((f) => pad(get(f))).join(''));
 	row('size kB', (f) => (fs.statSync(f.file).size / 1000).toFixed(0));
 	row('frames', (f) => f.info.frames);
 	row('elements', (f) => f.info.elements);
-	row('matched', (f) => f.seen.matched);
 	console.log(`# clicked: ${files.map((f) => f.label + ' "' + f.info.target + '"').join(', ')}`);
-	console.log(`# search /${regex}/: ${files.map((f) => f.label + ' "' + f.seen.matchedText + '"').join(', ')}`);
+	regexes.forEach((re, k) => console.log(`# search /${re}/: ` +
+		files.map((f) => `${f.label} ${f.matchedBy[k]}`).join(', ')));
 })().catch((e) => { console.log('# FAIL: ' + (e.stack || e)); process.exitCode = 1; });
