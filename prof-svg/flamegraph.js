@@ -182,8 +182,8 @@ function zoom(z) {
 			tf = "matrix(" + (1 / s) + " 0 0 1 " + e + " 0)";
 		}
 		if (tf !== (textTf[j] || null)) {
-			if (tf === null) texts[j].removeAttribute("transform");
-			else texts[j].setAttribute("transform", tf);
+			if (tf === null) textOf(j).removeAttribute("transform");
+			else textOf(j).setAttribute("transform", tf);
 			textTf[j] = tf;
 		}
 	}
