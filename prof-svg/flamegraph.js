@@ -5,7 +5,8 @@ var framesG = doc.getElementById("frames");
 var details = doc.getElementById("details"), unzoomBtn = doc.getElementById("unzoom");
 var searchBtn = doc.getElementById("search"), icBtn = doc.getElementById("ignorecase");
 var matchedTxt = doc.getElementById("matched"), nametype = details.getAttribute("data-nametype") || "";
-var nodes = [], fx, fw, fd, names = [], labels = [], state, N = 0;
+var nodes = [], fx, fw, fd, names = [], labels = [], classes = [], state, matched, N = 0;
+var inited = false, hasDataName = false, warmed = 0;
 var zoomed = -1, term = null, ignoreCase = false, matchCount = 0;
 var charW = C.fontsize * C.fontwidth, full = C.width - 2 * C.xpad;
 
@@ -16,12 +17,40 @@ function init() {
 	N = nodes.length;
 	fx = new Float64Array(N); fw = new Float64Array(N); fd = new Int32Array(N);
 	state = new Uint8Array(N);
+	matched = new Uint8Array(N);
 	for (i = 0; i < N; i++) {
 		g = nodes[i];
 		fx[i] = +g.getAttribute("data-x");
 		fw[i] = +g.getAttribute("data-w");
 		fd[i] = +g.getAttribute("data-d");
+		classes[i] = g.getAttribute("class") || "";
 	}
+	hasDataName = framesG.querySelector("g[data-name]") !== null;
+}
+
+/*
+ * Nothing above is needed to paint the graph, only to answer the user:
+ * it runs when the browser is idle after the first paint, or at the first
+ * interaction if that comes sooner.
+ */
+function ready() {
+	if (inited) return;
+	inited = true;
+	init();
+}
+
+/* The first search would otherwise read every frame's title; the names
+ * are read ahead, a slice at a time, while the browser has nothing to do. */
+function warm(deadline) {
+	ready();
+	for (var n = 0; warmed < N && (deadline ? deadline.timeRemaining() > 1 : n < 1000); n++)
+		nameOf(warmed++);
+	if (warmed < N) idle(warm);
+}
+
+function idle(f) {
+	if (window.requestIdleCallback) window.requestIdleCallback(f, { timeout: 2000 });
+	else window.setTimeout(f, 0);
 }
 
 function titleOf(i) {
@@ -32,7 +61,7 @@ function titleOf(i) {
 function nameOf(i) {
 	var n = names[i];
 	if (n === undefined) {
-		n = nodes[i].getAttribute("data-name");
+		n = hasDataName ? nodes[i].getAttribute("data-name") : null;
 		if (n === null) {
 			n = titleOf(i);
 			var k = n.lastIndexOf(" (");
@@ -74,42 +103,59 @@ function fit(name, w) {
  * Zooming moves no frame: one transform on #frames scales the x axis, and
  * the clip around it hides what falls outside.  Only the labels are
  * rewritten (at most a few thousand can be wide enough to hold one), each
- * with a counter-transform so that its glyphs keep their size.
+ * with a counter-transform so that its glyphs keep their size.  A graph
+ * of many frames has few labels: a frame's text element, its label and
+ * its transform are looked up only when it may have one.
  */
-var texts = null, textTf;
+var texts = [], textTf = [];
 var wpt = full / C.total; /* pixels per sample */
+var minLabel = 3 * charW;
 
-function bind() {
-	texts = new Array(N);
-	textTf = new Array(N);
-	for (var i = 0; i < N; i++) {
-		var last = nodes[i].lastElementChild;
-		texts[i] = last.tagName === "a" ? last.lastElementChild : last;
-		textTf[i] = null;
+function textOf(i) {
+	var t = texts[i];
+	if (t === undefined) {
+		t = nodes[i].lastElementChild;
+		if (t.tagName === "a") t = t.lastElementChild;
+		texts[i] = t;
 	}
+	return t;
+}
+
+/* prof-svg labels a frame only if it is 3 characters wide (xml_put_label):
+ * a narrower one is known to be blank without asking the DOM. */
+function labelOf(i) {
+	var l = labels[i];
+	if (l === undefined)
+		l = labels[i] = fw[i] * wpt < minLabel * (1 - 1e-6) ? "" : textOf(i).textContent;
+	return l;
 }
 
 function setLabel(i, label) {
-	if (labels[i] === undefined) labels[i] = texts[i].textContent;
-	if (labels[i] !== label) {
-		texts[i].textContent = label;
+	if (labelOf(i) !== label) {
+		textOf(i).textContent = label;
 		labels[i] = label;
 	}
+}
+
+/* A frame's class is written whole: setAttribute is several times
+ * quicker than classList, which counts when a search marks every frame. */
+function setClass(i) {
+	nodes[i].setAttribute("class", classes[i] + (state[i] ? " parent" : "") + (matched[i] ? " match" : ""));
 }
 
 /* state: 0 shown, 1 dimmed ancestor */
 function setState(i, s) {
 	if (state[i] === s) return;
-	nodes[i].classList.toggle("parent", s === 1);
 	state[i] = s;
+	setClass(i);
 }
 
 function zoom(z) {
+	ready();
 	if (z < 0 || z >= N) return;
-	if (!texts) bind();
 	var x0 = fx[z], w0 = fw[z], d0 = fd[z], eps = w0 * 1e-9;
 	var s = C.total / w0, tx = C.xpad - s * (C.xpad + x0 * wpt);
-	var lo = C.xpad, hi = C.width - C.xpad, minLabel = 3 * charW, j;
+	var lo = C.xpad, hi = C.width - C.xpad, j;
 	if (fd[z] === 0) { s = 1; tx = 0; }
 	if (s === 1 && tx === 0) framesG.removeAttribute("transform");
 	else framesG.setAttribute("transform", "matrix(" + s + " 0 0 1 " + tx + " 0)");
@@ -125,7 +171,7 @@ function zoom(z) {
 		var ux = C.xpad + x * wpt, sx = tx + s * ux, sw = s * w * wpt;
 		var left = Math.max(sx, lo), width = Math.min(sx + sw, hi) - left;
 		if (!inView || width < minLabel) {
-			if (labels[j] !== "") setLabel(j, "");
+			setLabel(j, "");
 			continue;
 		}
 		setLabel(j, fit(nameOf(j), width));
@@ -135,9 +181,9 @@ function zoom(z) {
 			var e = (left - tx - ux) / s;
 			tf = "matrix(" + (1 / s) + " 0 0 1 " + e + " 0)";
 		}
-		if (tf !== textTf[j]) {
-			if (tf === null) texts[j].removeAttribute("transform");
-			else texts[j].setAttribute("transform", tf);
+		if (tf !== (textTf[j] || null)) {
+			if (tf === null) textOf(j).removeAttribute("transform");
+			else textOf(j).setAttribute("transform", tf);
 			textTf[j] = tf;
 		}
 	}
@@ -148,6 +194,7 @@ function zoom(z) {
 }
 
 function unzoom() {
+	ready();
 	if (N) zoom(0);
 }
 
@@ -182,8 +229,15 @@ function linkSafe(t) {
 	return unbounded <= 1;
 }
 
+function setMatch(j, m) {
+	if (matched[j] === m) return;
+	matched[j] = m;
+	setClass(j);
+}
+
 function search(t, fromLink) {
-	var re, j, spans = [], v = view(), lo = v[0], hi = v[0] + v[1], asText = fromLink && !linkSafe(t);
+	ready();
+	var re, j, v = view(), lo = v[0], hi = v[0] + v[1], asText = fromLink && !linkSafe(t);
 	try {
 		re = new RegExp(asText ? t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : t, ignoreCase ? "i" : "");
 	} catch (e) {
@@ -192,21 +246,24 @@ function search(t, fromLink) {
 	}
 	term = t;
 	matchCount = 0;
+	var a = new Float64Array(N), b = new Float64Array(N), hits = [];
 	for (j = 0; j < N; j++) {
-		var m = re.test(nameOf(j));
-		nodes[j].classList.toggle("match", m);
+		var m = re.test(nameOf(j)) ? 1 : 0;
+		setMatch(j, m);
 		if (!m) continue;
 		matchCount++;
-		var a = Math.max(fx[j], lo), b = Math.min(fx[j] + fw[j], hi);
-		if (b > a) spans.push([a, b]);
+		a[j] = Math.max(fx[j], lo);
+		b[j] = Math.min(fx[j] + fw[j], hi);
+		if (b[j] > a[j]) hits.push(j);
 	}
-	/* Nested matches (a match inside a matching ancestor) count once. */
-	spans.sort(function (p, q) { return p[0] - q[0] || q[1] - p[1]; });
+	/* Nested matches (a match inside a matching ancestor) count once: the
+	 * share is the length of the union of the matches' spans. */
+	hits.sort(function (p, q) { return a[p] - a[q]; });
 	var sum = 0, end = -Infinity;
-	for (j = 0; j < spans.length; j++) {
-		var s = spans[j];
-		if (s[0] >= end) { sum += s[1] - s[0]; end = s[1]; }
-		else if (s[1] > end) { sum += s[1] - end; end = s[1]; }
+	for (j = 0; j < hits.length; j++) {
+		var h = hits[j];
+		if (a[h] >= end) { sum += b[h] - a[h]; end = b[h]; }
+		else if (b[h] > end) { sum += b[h] - end; end = b[h]; }
 	}
 	var pct = v[1] > 0 ? 100 * sum / v[1] : 0;
 	searchBtn.classList.add("show");
@@ -218,7 +275,8 @@ function search(t, fromLink) {
 }
 
 function resetSearch() {
-	for (var j = 0; j < N; j++) nodes[j].classList.remove("match");
+	ready();
+	for (var j = 0; j < N; j++) setMatch(j, 0);
 	term = null;
 	matchCount = 0;
 	window.fgMatched = undefined;
@@ -256,6 +314,7 @@ function restoreState() {
 	}
 	icBtn.classList.toggle("show", ignoreCase);
 	if (x !== null && y !== null && !isNaN(x)) {
+		ready();
 		for (k = 0; k < N; k++)
 			if (fd[k] === y && Math.abs(fx[k] - x) <= 1e-9 * Math.max(1, Math.abs(x))) {
 				zoom(k);
@@ -265,13 +324,13 @@ function restoreState() {
 	if (s !== null) search(s, true);
 }
 
+/* A scan of the frames is quicker than giving each one an index property
+ * first, and it is paid once per click or hover, not once per frame. */
 function frameIndex(el) {
 	while (el && el.parentNode !== framesG) el = el.parentNode;
 	if (!el) return -1;
-	if (el.fgIndex === undefined) {
-		for (var i = 0; i < N; i++) nodes[i].fgIndex = i;
-	}
-	return el.fgIndex;
+	ready();
+	return nodes.indexOf(el);
 }
 
 framesG.addEventListener("click", function (e) {
@@ -326,6 +385,10 @@ function keepControls() {
 }
 
 function showRoots() {
+	/* A graph that fits in the window does not scroll: then there is
+	 * nothing to move, and no reason to lay the page out before its first
+	 * paint does. */
+	if (+doc.documentElement.getAttribute("height") <= window.innerHeight) return;
 	var H = doc.documentElement.getBoundingClientRect().height, vh = window.innerHeight;
 	if (!C.inverted && vh > 0 && H > vh) window.scrollTo(0, H - vh);
 	keepControls();
@@ -333,9 +396,9 @@ function showRoots() {
 
 window.addEventListener("scroll", keepControls);
 window.addEventListener("resize", keepControls);
-init();
 restoreState();
 showRoots();
+idle(warm);
 window.fg = { zoom: zoom, unzoom: unzoom, search: search, resetSearch: resetSearch,
-	frames: function () { return N; }, zoomed: function () { return zoomed; } };
+	frames: function () { ready(); return N; }, zoomed: function () { return zoomed; } };
 })();

@@ -154,3 +154,14 @@ setup() {
 		[ "$status" -eq 0 ]
 	done
 }
+
+@test "the browser benchmark times prof-svg's SVG and checks what each action did" {
+	# Figures only, no limits: what is tested is that every timed action
+	# (load, click, Reset Zoom, a search and its reset) did its work.
+	prof-svg -o "$TMP/s.svg" "$FIX/simple.folded"
+	run node "$BATS_TEST_DIRNAME/browser/bench.js" --runs 1 --search r a="$TMP/s.svg" b="$TMP/s.svg"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"# search /r/: a 4 frames, \"Matched: 90.00%\""* ]]
+	[[ "$output" == *"# clicked: a \"demo (100 samples, 50.00%)\""* ]]
+}
