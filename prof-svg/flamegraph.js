@@ -268,7 +268,10 @@ function search(t, fromLink) {
 	var pct = v[1] > 0 ? 100 * sum / v[1] : 0;
 	searchBtn.classList.add("show");
 	searchBtn.textContent = "Reset Search";
-	matchedTxt.textContent = "Matched: " + pct.toFixed(2) + "%" + (C.ns ? " (" + fmtTime(sum * C.ns) + ")" : "") +
+	/* Frames too narrow to be drawn are not in the page: had they been
+	 * searched, the share could only be larger. */
+	matchedTxt.textContent = "Matched: " + (C.omitted ? "\u2265" : "") + pct.toFixed(2) + "%" +
+		(C.ns ? " (" + fmtTime(sum * C.ns) + ")" : "") +
 		(asText ? " (the link's pattern, as text)" : "");
 	window.fgMatched = pct;
 	saveState();

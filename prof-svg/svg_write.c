@@ -26,6 +26,8 @@ struct layout {
 	double maxdelta;  /* differential: largest |inclusive delta| drawn */
 	unsigned depthmax;
 	size_t nblocked;  /* frames drawn whose time is all blocked */
+	size_t drawn;	  /* frames drawn */
+	size_t omitted;	  /* frames of the profile too narrow to be drawn */
 	bool legend;	  /* frames coloured by kind, as a legend shows */
 	bool blocked;	  /* those frames coloured as blocked, with a legend */
 	uint32_t listed;  /* the kinds the kind legend lists, 0 for none */
@@ -149,6 +151,7 @@ static void measure(void *ctx, struct frame_tree *t, const struct walk_item *it)
 	if (it->depth > L->depthmax)
 		L->depthmax = it->depth;
 	L->nblocked += ft_blocked(t, it->node);
+	L->drawn++;
 	if (t->before && it->node != 0) {
 		double d = fabs(t->nodes[it->node].count - t->before[it->node]);
 		if (d > L->maxdelta)
@@ -444,6 +447,10 @@ static void put_config(FILE *f, const struct svg_opts *o, const struct layout *L
 	/* Counts that are times: the nanoseconds in one, for search totals. */
 	if (o->ns_per_count > 0)
 		fprintf(f, ", ns: %.17g", o->ns_per_count);
+	/* A search cannot see frames that are not drawn: its share is then
+	 * only a lower bound, and says so. */
+	if (L->omitted)
+		fprintf(f, ", omitted: %zu", L->omitted);
 	fputs(" };\n]]></script>\n", f);
 }
 
@@ -464,6 +471,9 @@ void svg_write(FILE *f, struct frame_tree *t, const struct svg_opts *o)
 	if (!o->minwidth_set && o->maxframes > 0)
 		L.minw = budget_min(t, L.minw, o->maxframes, &omitted);
 	walk(t, L.minw, true, measure, &L);
+	for (size_t i = 0; i < t->n; i++)
+		L.omitted += t->nodes[i].count > 0;
+	L.omitted -= L.drawn < L.omitted ? L.drawn : L.omitted;
 	L.title_y = o->fontsize * 2;
 	L.top = o->fontsize * 3;
 	if (o->subtitle) {
