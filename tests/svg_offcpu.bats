@@ -54,7 +54,8 @@ legend() {
 	# Other names stay counts, as before: no ns in the configuration.
 	prof-svg --countname samples "$FIX/wall.folded" > "$TMP/s.svg"
 	grep -qF '<title>all (1,565,150,420 samples, 100.00%)</title>' "$TMP/s.svg"
-	grep -qF 'diff: false };' "$TMP/s.svg"
+	grep -qF 'diff: false' "$TMP/s.svg"
+	[ "$(grep -cF ', ns: ' "$TMP/s.svg")" -eq 0 ]
 	printf '# count: cycles\na 1500\n' | prof-svg | grep -qF '<title>a (1,500 cycles, 100.00%)</title>'
 	printf '# count: Seconds\na 1500\n' | prof-svg | grep -qF '<title>a (1,500 Seconds, 100.00%)</title>'
 }
