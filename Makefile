@@ -124,6 +124,10 @@ WORKLOAD_CFLAGS_nofp  := -O2 -g -fomit-frame-pointer
 WORKLOAD_CFLAGS_nocfi := -O2 -fomit-frame-pointer -fno-asynchronous-unwind-tables \
 	-fno-unwind-tables
 
+# Not a workload but a benchmark's input generator: optimized, so that it
+# writes a million stacks in seconds.
+WORKLOAD_CFLAGS_gen_cxx_stacks := -O2 -g
+
 WORKLOAD_LIBS_chain_nopie := -fno-pie -no-pie
 WORKLOAD_LIBS_shortlived := -static
 
