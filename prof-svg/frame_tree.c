@@ -48,10 +48,7 @@ struct frame_tree *ft_new(bool chart, bool diff)
 		t->before = big_grow(NULL, 0, t->cap * sizeof(double));
 	if (chart)
 		t->start = big_grow(NULL, 0, t->cap * sizeof(double));
-	if (!chart) {
-		t->nslots = 2048;
-		t->slots = big_grow(NULL, 0, t->nslots * sizeof(*t->slots));
-	}
+	t->hashed = big_grow(NULL, 0, t->cap / 8);
 	t->marker = FT_NONE;
 	t->path_marker = SIZE_MAX;
 	t->nodes[0] = (struct ft_node){ FT_NONE, FT_NONE, FT_NONE, FT_NONE, 0 };
@@ -74,6 +71,7 @@ void ft_free(struct frame_tree *t)
 	big_free(t->start, t->cap * sizeof(double));
 	big_free(t->blocked, t->cap * sizeof(double));
 	big_free(t->slots, t->nslots * sizeof(*t->slots));
+	big_free(t->hashed, t->cap / 8);
 	free(t->prev);
 	free(t->path);
 	free(t->path_end);
@@ -139,6 +137,7 @@ static uint32_t new_node(struct frame_tree *t, uint32_t parent, uint32_t name)
 			t->start = big_grow(t->start, old * sizeof(double), t->cap * sizeof(double));
 		if (t->blocked)
 			t->blocked = big_grow(t->blocked, old * sizeof(double), t->cap * sizeof(double));
+		t->hashed = big_grow(t->hashed, old / 8, t->cap / 8);
 	}
 	i = (uint32_t)t->n++;
 	t->nodes[i] = (struct ft_node){ name, parent, FT_NONE, t->nodes[parent].child, 0 };
@@ -151,14 +150,75 @@ static uint32_t new_node(struct frame_tree *t, uint32_t parent, uint32_t name)
 	return i;
 }
 
-/* The child of parent named name, created if absent. */
+static inline bool hashed(const struct frame_tree *t, uint32_t node)
+{
+	return t->hashed[node / 64] >> (node % 64) & 1;
+}
+
+/* Puts node, of hash h, in the empty slot j. */
+static void hash_store(struct frame_tree *t, size_t j, uint64_t h, uint32_t node)
+{
+	t->slots[j] = TAG(h) | ((uint64_t)node + 1);
+	if (++t->nhashed * 2 > t->nslots)
+		grow_slots(t);
+}
+
+static void hash_insert(struct frame_tree *t, uint32_t parent, uint32_t name, uint32_t node)
+{
+	uint64_t h = key_hash(parent, name);
+	size_t mask = t->nslots - 1, j = home(h, t->nslots);
+
+	while (t->slots[j])
+		j = (j + 1) & mask;
+	hash_store(t, j, h, node);
+}
+
+/* From now on parent's children are found by hash: its children came out
+ * of order, so its newest child no longer tells which names it has. */
+static void hash_children(struct frame_tree *t, uint32_t parent)
+{
+	if (!t->slots) {
+		t->nslots = 2048;
+		t->slots = big_grow(NULL, 0, t->nslots * sizeof(*t->slots));
+	}
+	for (uint32_t c = t->nodes[parent].child; c != FT_NONE; c = t->nodes[c].sibling)
+		hash_insert(t, parent, t->nodes[c].name, c);
+	t->hashed[parent / 64] |= 1ull << (parent % 64);
+}
+
+/* Bytewise order of the names a and b. */
+static int name_cmp(const struct frame_tree *t, uint32_t a, uint32_t b)
+{
+	const struct htab_entry *e = htab_entries(t->names);
+	size_t n = e[a].len < e[b].len ? e[a].len : e[b].len;
+	int c = memcmp(e[a].key, e[b].key, n);
+
+	return c ? c : (e[a].len > e[b].len) - (e[a].len < e[b].len);
+}
+
+/* The child of parent named name, created if absent.
+ *
+ * Sorted input (prof-fold's) adds the children of a node in bytewise
+ * order of their names, so while they keep coming so, the newest child is
+ * the greatest and a name above it is new: no lookup at all, and no hash
+ * slot for most nodes.  A node whose children come out of order (unsorted
+ * input, or a name that sorts before "a;" as "a+" does) has them hashed
+ * from then on. */
 static uint32_t child_of(struct frame_tree *t, uint32_t parent, uint32_t name)
 {
+	uint32_t c = t->nodes[parent].child;
+
 	if (t->chart) {
-		uint32_t c = t->nodes[parent].child;
 		if (c != FT_NONE && t->nodes[c].name == name)
 			return c;
 		return new_node(t, parent, name);
+	}
+	if (!hashed(t, parent)) {
+		if (c == FT_NONE || name_cmp(t, name, t->nodes[c].name) > 0)
+			return new_node(t, parent, name);
+		if (t->nodes[c].name == name)
+			return c;
+		hash_children(t, parent);
 	}
 	uint64_t h = key_hash(parent, name);
 	size_t mask = t->nslots - 1, j = home(h, t->nslots);
@@ -172,10 +232,8 @@ static uint32_t child_of(struct frame_tree *t, uint32_t parent, uint32_t name)
 		if (nd->parent == parent && nd->name == name)
 			return (uint32_t)v - 1;
 	}
-	uint32_t c = new_node(t, parent, name);
-	t->slots[j] = TAG(h) | ((uint64_t)c + 1);
-	if (t->n * 2 > t->nslots)
-		grow_slots(t);
+	c = new_node(t, parent, name);
+	hash_store(t, j, h, c);
 	return c;
 }
 

@@ -14,9 +14,10 @@
  * one that mixes on- and off-CPU time.  The waker frames past the marker
  * do not: they are another thread's.
  *
- * Memory is 24 bytes per node plus 8-byte hash slots (load under 1/2), 8 more
- * per node for a differential, a flame chart or blocked time, and the
- * interned names.
+ * Memory is 24 bytes per node, 8-byte hash slots (load under 1/2) for the
+ * children of the nodes whose children come out of bytewise order (few in
+ * sorted input), 8 more per node for a differential, a flame chart or
+ * blocked time, and the interned names.
  */
 #ifndef PROF_SVG_FRAME_TREE_H
 #define PROF_SVG_FRAME_TREE_H
@@ -46,11 +47,14 @@ struct frame_tree {
 	double *start;	/* flame chart: x of each node in samples, or NULL */
 	double *blocked; /* inclusive blocked counts, or NULL until a marker */
 	uint32_t marker; /* the name "[off-cpu]", FT_NONE until interned */
-	/* (parent, name) -> node: each slot holds node + 1 in its low half
-	 * and 32 bits of the key's hash in its high half, so that a probe
-	 * rarely has to read the node.  NULL for a flame chart. */
+	/* (parent, name) -> node for the children of the nodes set in
+	 * hashed, those whose children came out of order: each slot holds
+	 * node + 1 in its low half and 32 bits of the key's hash in its high
+	 * half, so that a probe rarely has to read the node.  NULL until a
+	 * node needs it, and for a flame chart. */
 	uint64_t *slots;
-	size_t nslots;
+	size_t nslots, nhashed;
+	uint64_t *hashed; /* bit set of nodes */
 	double time;	 /* flame chart: running total of counts */
 	bool chart, diff;
 	/* The previous stack, so that a sorted input (the norm) reuses its
