@@ -75,6 +75,9 @@ void ft_free(struct frame_tree *t)
 	free(t->prev);
 	free(t->path);
 	free(t->path_end);
+	free(t->new_keys);
+	free(t->new_names);
+	free(t->new_created);
 	free(t);
 }
 
@@ -248,6 +251,16 @@ static __attribute__((noinline)) void new_name(struct frame_tree *t, uint32_t id
 		t->marker = id;
 }
 
+/* Interns the n names of t->new_keys into t->new_names, at once: see
+ * htab_upsert_many. */
+static void intern_many(struct frame_tree *t, size_t n)
+{
+	htab_upsert_many(t->names, t->new_keys, n, t->new_names, t->new_created);
+	for (size_t i = 0; i < n; i++)
+		if (t->new_created[i])
+			new_name(t, t->new_names[i], t->new_keys[i].key, t->new_keys[i].len);
+}
+
 static uint32_t intern(struct frame_tree *t, const char *s, size_t len)
 {
 	bool created;
@@ -291,7 +304,15 @@ static void remember(struct frame_tree *t, size_t depth, uint32_t node, size_t e
 static size_t shared_frames(const struct frame_tree *t, const char *stack, size_t len)
 {
 	size_t n = len < t->prev_len ? len : t->prev_len, same = 0, d = 0;
+	uint64_t a, b;
 
+	/* Eight bytes at a time: sorted stacks share hundreds. */
+	for (; same + 8 <= n; same += 8) {
+		memcpy(&a, stack + same, 8);
+		memcpy(&b, t->prev + same, 8);
+		if (a != b)
+			break;
+	}
 	while (same < n && stack[same] == t->prev[same])
 		same++;
 	while (d < t->path_n && t->path_end[d] <= same) {
@@ -325,10 +346,23 @@ void ft_add(struct frame_tree *t, const char *stack, size_t len, bool reverse,
 			node = t->path[depth - 1];
 			p = stack + t->path_end[depth - 1] + 1;
 		}
-		while (p <= end && len) {
-			const char *semi = memchr(p, ';', (size_t)(end - p));
+		size_t nnew = 0;
+		for (const char *q = p; q <= end && len; nnew++) {
+			const char *semi = memchr(q, ';', (size_t)(end - q));
 			const char *fe = semi ? semi : end;
-			uint32_t name = intern(t, p, (size_t)(fe - p));
+			if (nnew == t->new_cap) {
+				t->new_cap = t->new_cap ? t->new_cap * 2 : 64;
+				t->new_keys = xreallocarray(t->new_keys, t->new_cap, sizeof(*t->new_keys));
+				t->new_names = xreallocarray(t->new_names, t->new_cap, sizeof(*t->new_names));
+				t->new_created = xreallocarray(t->new_created, t->new_cap, sizeof(*t->new_created));
+			}
+			t->new_keys[nnew] = (struct htab_key){ q, (size_t)(fe - q), 0 };
+			q = fe + 1;
+		}
+		intern_many(t, nnew);
+		for (size_t i = 0; i < nnew; i++) {
+			uint32_t name = t->new_names[i];
+			const char *fe = p + t->new_keys[i].len;
 			if (name == t->marker && marker == SIZE_MAX)
 				marker = depth;
 			node = child_of(t, node, name);

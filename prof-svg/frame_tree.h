@@ -65,6 +65,11 @@ struct frame_tree {
 	size_t *path_end; /* byte offset in prev where that frame ends */
 	size_t path_n, path_cap;
 	size_t path_marker; /* depth of prev's first marker frame, or SIZE_MAX */
+	/* Scratch: the frames of a stack past those it shares with prev. */
+	struct htab_key *new_keys;
+	uint32_t *new_names;
+	bool *new_created;
+	size_t new_cap;
 	uint32_t kinds;	 /* bit set of frame kinds seen (1 << enum frame_kind) */
 	size_t stacks;	 /* stacks added */
 };
