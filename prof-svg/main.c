@@ -200,13 +200,17 @@ static void parse_options(int argc, char **argv, struct options *opt)
 		     opt->bgcolors);
 }
 
+#define INPUT_BUFFER (256u << 10)
+
 static void read_input(struct frame_tree *t, const char *path, enum folded_role role,
 		       bool reverse, struct folded_stats *st, int *status)
 {
 	FILE *f = input_open(path);
-	size_t bad = st->bad;
+	size_t bad = st->bad, lines = st->lines;
 
-	size_t lines = st->lines;
+	/* stdio reads a file 4 KiB at a time: a system call each, which was
+	 * a tenth of the time on a big profile. */
+	setvbuf(f, NULL, _IOFBF, INPUT_BUFFER);
 
 	st->bad = st->indented = 0;
 	folded_read(f, t, role, reverse, st);
