@@ -65,7 +65,6 @@ void ft_free(struct frame_tree *t)
 	if (!t)
 		return;
 	htab_free(t->names);
-	free(t->rank);
 	big_free(t->nodes, t->cap * sizeof(*t->nodes));
 	big_free(t->before, t->cap * sizeof(double));
 	big_free(t->start, t->cap * sizeof(double));
@@ -423,45 +422,13 @@ const char *ft_name(const struct frame_tree *t, uint32_t i, size_t *len)
 	return e->key;
 }
 
-static struct htab_entry *sort_entries;
-
-static int cmp_names(const void *a, const void *b)
-{
-	const struct htab_entry *x = &sort_entries[*(const uint32_t *)a];
-	const struct htab_entry *y = &sort_entries[*(const uint32_t *)b];
-	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(x->key, y->key, n);
-
-	if (c)
-		return c;
-	return (x->len > y->len) - (x->len < y->len);
-}
-
-void ft_rank_names(struct frame_tree *t)
-{
-	size_t n = htab_count(t->names);
-	uint32_t *order = xreallocarray(NULL, n, sizeof(*order));
-
-	for (size_t i = 0; i < n; i++)
-		order[i] = (uint32_t)i;
-	sort_entries = htab_entries(t->names);
-	qsort(order, n, sizeof(*order), cmp_names);
-	free(t->rank);
-	t->rank = xreallocarray(NULL, n, sizeof(*t->rank));
-	for (size_t i = 0; i < n; i++)
-		t->rank[order[i]] = (uint32_t)i;
-	free(order);
-}
-
-static const uint32_t *sort_rank;
-static const struct ft_node *sort_nodes;
+static const struct frame_tree *sort_tree;
 
 static int cmp_children(const void *a, const void *b)
 {
-	uint32_t x = sort_rank[sort_nodes[*(const uint32_t *)a].name];
-	uint32_t y = sort_rank[sort_nodes[*(const uint32_t *)b].name];
+	const struct ft_node *nd = sort_tree->nodes;
 
-	return (x > y) - (x < y);
+	return name_cmp(sort_tree, nd[*(const uint32_t *)a].name, nd[*(const uint32_t *)b].name);
 }
 
 void ft_sort_children(struct frame_tree *t, uint32_t i)
@@ -482,16 +449,17 @@ void ft_sort_children(struct frame_tree *t, uint32_t i)
 		kids[n++] = c;
 	}
 	if (n > 1) {
-		if (t->chart) {
-			/* Newest first: reverse into input order. */
+		if (!hashed(t, i)) {
+			/* Newest first: reversed, they are in input order
+			 * (a flame chart's), which is by name unless they
+			 * came out of order (see child_of). */
 			for (uint32_t a = 0, b = n - 1; a < b; a++, b--) {
 				uint32_t tmp = kids[a];
 				kids[a] = kids[b];
 				kids[b] = tmp;
 			}
 		} else {
-			sort_rank = t->rank;
-			sort_nodes = t->nodes;
+			sort_tree = t;
 			qsort(kids, n, sizeof(*kids), cmp_children);
 		}
 		t->nodes[i].child = kids[0];

@@ -40,7 +40,6 @@ struct ft_node {
 
 struct frame_tree {
 	struct htab *names;
-	uint32_t *rank; /* bytewise rank of every name, after ft_rank_names */
 	struct ft_node *nodes;
 	size_t n, cap;
 	double *before; /* differential: inclusive "before" counts, or NULL */
@@ -94,12 +93,8 @@ static inline bool ft_blocked(const struct frame_tree *t, uint32_t i)
 	return t->blocked && t->blocked[i] > 0 && t->blocked[i] == t->nodes[i].count;
 }
 
-/* Computes the bytewise rank of every name; call once all stacks are in. */
-void ft_rank_names(struct frame_tree *t);
-
-/* Orders node i's children: by name (after ft_rank_names), or in input
- * order for a flame chart.  Idempotent only for a flame chart; call once
- * per node. */
+/* Orders node i's children: by name, or in input order for a flame chart.
+ * Call it once per node, once all stacks are in. */
 void ft_sort_children(struct frame_tree *t, uint32_t i);
 
 /* Turns differential mode on (the tree holds only the root so far). */

@@ -83,7 +83,6 @@ TEST(tree_merges_and_sorts)
 	ft_add(t, "m", 1, false, 4, 0);
 	CHECK_INT(t->n, 5); /* root m b x a */
 	CHECK_INT(t->nodes[0].count, 10);
-	ft_rank_names(t);
 	uint32_t m = t->nodes[0].child;
 	CHECK(!strncmp(ft_name(t, m, &len), "m", 1) && len == 1);
 	CHECK_INT(t->nodes[m].count, 10);
