@@ -48,10 +48,7 @@ struct frame_tree *ft_new(bool chart, bool diff)
 		t->before = big_grow(NULL, 0, t->cap * sizeof(double));
 	if (chart)
 		t->start = big_grow(NULL, 0, t->cap * sizeof(double));
-	if (!chart) {
-		t->nslots = 2048;
-		t->slots = big_grow(NULL, 0, t->nslots * sizeof(*t->slots));
-	}
+	t->hashed = big_grow(NULL, 0, t->cap / 8);
 	t->marker = FT_NONE;
 	t->path_marker = SIZE_MAX;
 	t->nodes[0] = (struct ft_node){ FT_NONE, FT_NONE, FT_NONE, FT_NONE, 0 };
@@ -68,15 +65,18 @@ void ft_free(struct frame_tree *t)
 	if (!t)
 		return;
 	htab_free(t->names);
-	free(t->rank);
 	big_free(t->nodes, t->cap * sizeof(*t->nodes));
 	big_free(t->before, t->cap * sizeof(double));
 	big_free(t->start, t->cap * sizeof(double));
 	big_free(t->blocked, t->cap * sizeof(double));
 	big_free(t->slots, t->nslots * sizeof(*t->slots));
+	big_free(t->hashed, t->cap / 8);
 	free(t->prev);
 	free(t->path);
 	free(t->path_end);
+	free(t->new_keys);
+	free(t->new_names);
+	free(t->new_created);
 	free(t);
 }
 
@@ -139,6 +139,7 @@ static uint32_t new_node(struct frame_tree *t, uint32_t parent, uint32_t name)
 			t->start = big_grow(t->start, old * sizeof(double), t->cap * sizeof(double));
 		if (t->blocked)
 			t->blocked = big_grow(t->blocked, old * sizeof(double), t->cap * sizeof(double));
+		t->hashed = big_grow(t->hashed, old / 8, t->cap / 8);
 	}
 	i = (uint32_t)t->n++;
 	t->nodes[i] = (struct ft_node){ name, parent, FT_NONE, t->nodes[parent].child, 0 };
@@ -151,14 +152,75 @@ static uint32_t new_node(struct frame_tree *t, uint32_t parent, uint32_t name)
 	return i;
 }
 
-/* The child of parent named name, created if absent. */
+static inline bool hashed(const struct frame_tree *t, uint32_t node)
+{
+	return t->hashed[node / 64] >> (node % 64) & 1;
+}
+
+/* Puts node, of hash h, in the empty slot j. */
+static void hash_store(struct frame_tree *t, size_t j, uint64_t h, uint32_t node)
+{
+	t->slots[j] = TAG(h) | ((uint64_t)node + 1);
+	if (++t->nhashed * 2 > t->nslots)
+		grow_slots(t);
+}
+
+static void hash_insert(struct frame_tree *t, uint32_t parent, uint32_t name, uint32_t node)
+{
+	uint64_t h = key_hash(parent, name);
+	size_t mask = t->nslots - 1, j = home(h, t->nslots);
+
+	while (t->slots[j])
+		j = (j + 1) & mask;
+	hash_store(t, j, h, node);
+}
+
+/* From now on parent's children are found by hash: its children came out
+ * of order, so its newest child no longer tells which names it has. */
+static void hash_children(struct frame_tree *t, uint32_t parent)
+{
+	if (!t->slots) {
+		t->nslots = 2048;
+		t->slots = big_grow(NULL, 0, t->nslots * sizeof(*t->slots));
+	}
+	for (uint32_t c = t->nodes[parent].child; c != FT_NONE; c = t->nodes[c].sibling)
+		hash_insert(t, parent, t->nodes[c].name, c);
+	t->hashed[parent / 64] |= 1ull << (parent % 64);
+}
+
+/* Bytewise order of the names a and b. */
+static int name_cmp(const struct frame_tree *t, uint32_t a, uint32_t b)
+{
+	const struct htab_entry *e = htab_entries(t->names);
+	size_t n = e[a].len < e[b].len ? e[a].len : e[b].len;
+	int c = memcmp(e[a].key, e[b].key, n);
+
+	return c ? c : (e[a].len > e[b].len) - (e[a].len < e[b].len);
+}
+
+/* The child of parent named name, created if absent.
+ *
+ * Sorted input (prof-fold's) adds the children of a node in bytewise
+ * order of their names, so while they keep coming so, the newest child is
+ * the greatest and a name above it is new: no lookup at all, and no hash
+ * slot for most nodes.  A node whose children come out of order (unsorted
+ * input, or a name that sorts before "a;" as "a+" does) has them hashed
+ * from then on. */
 static uint32_t child_of(struct frame_tree *t, uint32_t parent, uint32_t name)
 {
+	uint32_t c = t->nodes[parent].child;
+
 	if (t->chart) {
-		uint32_t c = t->nodes[parent].child;
 		if (c != FT_NONE && t->nodes[c].name == name)
 			return c;
 		return new_node(t, parent, name);
+	}
+	if (!hashed(t, parent)) {
+		if (c == FT_NONE || name_cmp(t, name, t->nodes[c].name) > 0)
+			return new_node(t, parent, name);
+		if (t->nodes[c].name == name)
+			return c;
+		hash_children(t, parent);
 	}
 	uint64_t h = key_hash(parent, name);
 	size_t mask = t->nslots - 1, j = home(h, t->nslots);
@@ -172,10 +234,8 @@ static uint32_t child_of(struct frame_tree *t, uint32_t parent, uint32_t name)
 		if (nd->parent == parent && nd->name == name)
 			return (uint32_t)v - 1;
 	}
-	uint32_t c = new_node(t, parent, name);
-	t->slots[j] = TAG(h) | ((uint64_t)c + 1);
-	if (t->n * 2 > t->nslots)
-		grow_slots(t);
+	c = new_node(t, parent, name);
+	hash_store(t, j, h, c);
 	return c;
 }
 
@@ -188,6 +248,16 @@ static __attribute__((noinline)) void new_name(struct frame_tree *t, uint32_t id
 	t->kinds |= 1u << frame_kind_of(s, len, &shown);
 	if (len == MARKER_LEN && !memcmp(s, MARKER, MARKER_LEN))
 		t->marker = id;
+}
+
+/* Interns the n names of t->new_keys into t->new_names, at once: see
+ * htab_upsert_many. */
+static void intern_many(struct frame_tree *t, size_t n)
+{
+	htab_upsert_many(t->names, t->new_keys, n, t->new_names, t->new_created);
+	for (size_t i = 0; i < n; i++)
+		if (t->new_created[i])
+			new_name(t, t->new_names[i], t->new_keys[i].key, t->new_keys[i].len);
 }
 
 static uint32_t intern(struct frame_tree *t, const char *s, size_t len)
@@ -233,7 +303,15 @@ static void remember(struct frame_tree *t, size_t depth, uint32_t node, size_t e
 static size_t shared_frames(const struct frame_tree *t, const char *stack, size_t len)
 {
 	size_t n = len < t->prev_len ? len : t->prev_len, same = 0, d = 0;
+	uint64_t a, b;
 
+	/* Eight bytes at a time: sorted stacks share hundreds. */
+	for (; same + 8 <= n; same += 8) {
+		memcpy(&a, stack + same, 8);
+		memcpy(&b, t->prev + same, 8);
+		if (a != b)
+			break;
+	}
 	while (same < n && stack[same] == t->prev[same])
 		same++;
 	while (d < t->path_n && t->path_end[d] <= same) {
@@ -267,10 +345,23 @@ void ft_add(struct frame_tree *t, const char *stack, size_t len, bool reverse,
 			node = t->path[depth - 1];
 			p = stack + t->path_end[depth - 1] + 1;
 		}
-		while (p <= end && len) {
-			const char *semi = memchr(p, ';', (size_t)(end - p));
+		size_t nnew = 0;
+		for (const char *q = p; q <= end && len; nnew++) {
+			const char *semi = memchr(q, ';', (size_t)(end - q));
 			const char *fe = semi ? semi : end;
-			uint32_t name = intern(t, p, (size_t)(fe - p));
+			if (nnew == t->new_cap) {
+				t->new_cap = t->new_cap ? t->new_cap * 2 : 64;
+				t->new_keys = xreallocarray(t->new_keys, t->new_cap, sizeof(*t->new_keys));
+				t->new_names = xreallocarray(t->new_names, t->new_cap, sizeof(*t->new_names));
+				t->new_created = xreallocarray(t->new_created, t->new_cap, sizeof(*t->new_created));
+			}
+			t->new_keys[nnew] = (struct htab_key){ q, (size_t)(fe - q), 0 };
+			q = fe + 1;
+		}
+		intern_many(t, nnew);
+		for (size_t i = 0; i < nnew; i++) {
+			uint32_t name = t->new_names[i];
+			const char *fe = p + t->new_keys[i].len;
 			if (name == t->marker && marker == SIZE_MAX)
 				marker = depth;
 			node = child_of(t, node, name);
@@ -331,45 +422,13 @@ const char *ft_name(const struct frame_tree *t, uint32_t i, size_t *len)
 	return e->key;
 }
 
-static struct htab_entry *sort_entries;
-
-static int cmp_names(const void *a, const void *b)
-{
-	const struct htab_entry *x = &sort_entries[*(const uint32_t *)a];
-	const struct htab_entry *y = &sort_entries[*(const uint32_t *)b];
-	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(x->key, y->key, n);
-
-	if (c)
-		return c;
-	return (x->len > y->len) - (x->len < y->len);
-}
-
-void ft_rank_names(struct frame_tree *t)
-{
-	size_t n = htab_count(t->names);
-	uint32_t *order = xreallocarray(NULL, n, sizeof(*order));
-
-	for (size_t i = 0; i < n; i++)
-		order[i] = (uint32_t)i;
-	sort_entries = htab_entries(t->names);
-	qsort(order, n, sizeof(*order), cmp_names);
-	free(t->rank);
-	t->rank = xreallocarray(NULL, n, sizeof(*t->rank));
-	for (size_t i = 0; i < n; i++)
-		t->rank[order[i]] = (uint32_t)i;
-	free(order);
-}
-
-static const uint32_t *sort_rank;
-static const struct ft_node *sort_nodes;
+static const struct frame_tree *sort_tree;
 
 static int cmp_children(const void *a, const void *b)
 {
-	uint32_t x = sort_rank[sort_nodes[*(const uint32_t *)a].name];
-	uint32_t y = sort_rank[sort_nodes[*(const uint32_t *)b].name];
+	const struct ft_node *nd = sort_tree->nodes;
 
-	return (x > y) - (x < y);
+	return name_cmp(sort_tree, nd[*(const uint32_t *)a].name, nd[*(const uint32_t *)b].name);
 }
 
 void ft_sort_children(struct frame_tree *t, uint32_t i)
@@ -390,16 +449,17 @@ void ft_sort_children(struct frame_tree *t, uint32_t i)
 		kids[n++] = c;
 	}
 	if (n > 1) {
-		if (t->chart) {
-			/* Newest first: reverse into input order. */
+		if (!hashed(t, i)) {
+			/* Newest first: reversed, they are in input order
+			 * (a flame chart's), which is by name unless they
+			 * came out of order (see child_of). */
 			for (uint32_t a = 0, b = n - 1; a < b; a++, b--) {
 				uint32_t tmp = kids[a];
 				kids[a] = kids[b];
 				kids[b] = tmp;
 			}
 		} else {
-			sort_rank = t->rank;
-			sort_nodes = t->nodes;
+			sort_tree = t;
 			qsort(kids, n, sizeof(*kids), cmp_children);
 		}
 		t->nodes[i].child = kids[0];

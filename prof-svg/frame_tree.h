@@ -14,9 +14,10 @@
  * one that mixes on- and off-CPU time.  The waker frames past the marker
  * do not: they are another thread's.
  *
- * Memory is 24 bytes per node plus 8-byte hash slots (load under 1/2), 8 more
- * per node for a differential, a flame chart or blocked time, and the
- * interned names.
+ * Memory is 24 bytes per node, 8-byte hash slots (load under 1/2) for the
+ * children of the nodes whose children come out of bytewise order (few in
+ * sorted input), 8 more per node for a differential, a flame chart or
+ * blocked time, and the interned names.
  */
 #ifndef PROF_SVG_FRAME_TREE_H
 #define PROF_SVG_FRAME_TREE_H
@@ -39,18 +40,20 @@ struct ft_node {
 
 struct frame_tree {
 	struct htab *names;
-	uint32_t *rank; /* bytewise rank of every name, after ft_rank_names */
 	struct ft_node *nodes;
 	size_t n, cap;
 	double *before; /* differential: inclusive "before" counts, or NULL */
 	double *start;	/* flame chart: x of each node in samples, or NULL */
 	double *blocked; /* inclusive blocked counts, or NULL until a marker */
 	uint32_t marker; /* the name "[off-cpu]", FT_NONE until interned */
-	/* (parent, name) -> node: each slot holds node + 1 in its low half
-	 * and 32 bits of the key's hash in its high half, so that a probe
-	 * rarely has to read the node.  NULL for a flame chart. */
+	/* (parent, name) -> node for the children of the nodes set in
+	 * hashed, those whose children came out of order: each slot holds
+	 * node + 1 in its low half and 32 bits of the key's hash in its high
+	 * half, so that a probe rarely has to read the node.  NULL until a
+	 * node needs it, and for a flame chart. */
 	uint64_t *slots;
-	size_t nslots;
+	size_t nslots, nhashed;
+	uint64_t *hashed; /* bit set of nodes */
 	double time;	 /* flame chart: running total of counts */
 	bool chart, diff;
 	/* The previous stack, so that a sorted input (the norm) reuses its
@@ -61,6 +64,11 @@ struct frame_tree {
 	size_t *path_end; /* byte offset in prev where that frame ends */
 	size_t path_n, path_cap;
 	size_t path_marker; /* depth of prev's first marker frame, or SIZE_MAX */
+	/* Scratch: the frames of a stack past those it shares with prev. */
+	struct htab_key *new_keys;
+	uint32_t *new_names;
+	bool *new_created;
+	size_t new_cap;
 	uint32_t kinds;	 /* bit set of frame kinds seen (1 << enum frame_kind) */
 	size_t stacks;	 /* stacks added */
 };
@@ -85,12 +93,8 @@ static inline bool ft_blocked(const struct frame_tree *t, uint32_t i)
 	return t->blocked && t->blocked[i] > 0 && t->blocked[i] == t->nodes[i].count;
 }
 
-/* Computes the bytewise rank of every name; call once all stacks are in. */
-void ft_rank_names(struct frame_tree *t);
-
-/* Orders node i's children: by name (after ft_rank_names), or in input
- * order for a flame chart.  Idempotent only for a flame chart; call once
- * per node. */
+/* Orders node i's children: by name, or in input order for a flame chart.
+ * Call it once per node, once all stacks are in. */
 void ft_sort_children(struct frame_tree *t, uint32_t i);
 
 /* Turns differential mode on (the tree holds only the root so far). */

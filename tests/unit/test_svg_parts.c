@@ -83,7 +83,6 @@ TEST(tree_merges_and_sorts)
 	ft_add(t, "m", 1, false, 4, 0);
 	CHECK_INT(t->n, 5); /* root m b x a */
 	CHECK_INT(t->nodes[0].count, 10);
-	ft_rank_names(t);
 	uint32_t m = t->nodes[0].child;
 	CHECK(!strncmp(ft_name(t, m, &len), "m", 1) && len == 1);
 	CHECK_INT(t->nodes[m].count, 10);
@@ -95,6 +94,35 @@ TEST(tree_merges_and_sorts)
 	CHECK(!strncmp(ft_name(t, root_kids[1], &len), "b", 1) && len == 1);
 	CHECK_INT(t->nodes[root_kids[1]].count, 4);
 	CHECK(!strncmp(ft_name(t, 0, &len), "all", 3) && len == 3);
+	ft_free(t);
+}
+
+/* Bytewise sorted lines can still revisit a frame: "m;a+" sorts between
+ * "m;a" and "m;a;c", so m's newest child is not always its greatest. */
+TEST(tree_merges_sorted_revisits)
+{
+	struct frame_tree *t = ft_new(false, false);
+
+	ft_add(t, "m;a", 3, false, 1, 0);
+	ft_add(t, "m;a+;b", 6, false, 2, 0);
+	ft_add(t, "m;a;c", 5, false, 4, 0);
+	ft_add(t, "m;a+;b", 6, false, 8, 0); /* unsorted from here */
+	ft_add(t, "m;a", 3, false, 16, 0);
+	ft_add(t, "m;0", 3, false, 32, 0);
+	CHECK_INT(t->n, 7); /* root m a a+ b c 0 */
+	uint32_t m = t->nodes[0].child, a = FT_NONE, plus = FT_NONE;
+	for (uint32_t c = t->nodes[m].child; c != FT_NONE; c = t->nodes[c].sibling) {
+		size_t len;
+		const char *s = ft_name(t, c, &len);
+		if (len == 1 && s[0] == 'a')
+			a = c;
+		if (len == 2 && !strncmp(s, "a+", 2))
+			plus = c;
+	}
+	CHECK(a != FT_NONE && plus != FT_NONE);
+	CHECK_INT(t->nodes[a].count, 21);
+	CHECK_INT(t->nodes[plus].count, 10);
+	CHECK_INT(t->nodes[m].count, 63);
 	ft_free(t);
 }
 
