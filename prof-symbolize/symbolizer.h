@@ -16,6 +16,7 @@
 #include "htab.h"
 #include "kernel_syms.h"
 #include "modules.h"
+#include "stack_table.h"
 
 struct symbolize_opts {
 	const char *sysroot;	   /* --sysroot: where the capture's files are */
@@ -74,11 +75,13 @@ struct symbolizer {
 	int kallsyms_state;	     /* 0 not tried, 1 loaded, -1 unavailable */
 	bool live;		     /* the capture's boot id is this host's */
 	struct modules modules;
-	struct htab *stacks;  /* stack id -> struct stack */
+	struct stack_table stacks;
 	struct htab *threads; /* tid -> comm */
 	struct htab *procs;   /* pid -> struct proc */
 	struct htab *cgroups; /* pid -> cgroup path */
-	struct htab *cache;   /* (pid, generation, stack id) -> the sink's, malloc'd */
+	/* (pid, generation, stack id) -> the sink's, malloc'd: the slots
+	 * stacks' entries do not hold (a second process or generation). */
+	struct htab *cache;
 	struct count_unit unit; /* of the event lines' counts */
 	bool unit_fixed;	/* by the first INFO or SAMPLE */
 	bool have_info, have_end;
