@@ -25,6 +25,11 @@ struct frames_text {
 	bool demangle, lines, cgroup;
 	bool flushed_once;
 	uint64_t last_time; /* of the last sample written, to flush per interval */
+	/* Its event line's start, "COMM PID/TID SECS.USECS:", for the run of
+	 * samples of one thread in one interval that usually follows. */
+	struct buf event;
+	uint32_t event_pid, event_tid;
+	uint64_t event_comms; /* s->comms then: the name it has is the same */
 };
 
 /* A stack's text as the sink caches it. */
@@ -281,14 +286,22 @@ static void text_sample(struct sink *k, struct symbolizer *s, const struct cap_s
 	} else if (b->len >= TEXT_FLUSH) {
 		text_write(t);
 	}
+	if (!t->event.len || smp->time_ns != t->last_time || smp->pid != t->event_pid ||
+	    smp->tid != t->event_tid || s->comms != t->event_comms) {
+		t->event.len = 0;
+		put_thread(s, &t->event, smp->pid, smp->tid);
+		buf_add(&t->event, " ", 1);
+		buf_dec(&t->event, smp->time_ns / 1000000000u, 0);
+		buf_add(&t->event, ".", 1);
+		buf_dec(&t->event, smp->time_ns % 1000000000u / 1000u, 6);
+		buf_add(&t->event, ": ", 2);
+		t->event_pid = smp->pid;
+		t->event_tid = smp->tid;
+		t->event_comms = s->comms;
+	}
 	t->flushed_once = true;
 	t->last_time = smp->time_ns;
-	put_thread(s, b, smp->pid, smp->tid);
-	buf_add(b, " ", 1);
-	buf_dec(b, smp->time_ns / 1000000000u, 0);
-	buf_add(b, ".", 1);
-	buf_dec(b, smp->time_ns % 1000000000u / 1000u, 6);
-	buf_add(b, ": ", 2);
+	buf_add(b, t->event.p, t->event.len);
 	buf_dec(b, count, 0);
 	buf_add(b, " ", 1);
 	buf_add(b, event, strlen(event));
@@ -342,6 +355,7 @@ static void text_free(struct sink *k)
 	struct frames_text *t = (struct frames_text *)k;
 
 	free(t->text.p);
+	free(t->event.p);
 	free(t);
 }
 

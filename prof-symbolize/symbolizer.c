@@ -100,11 +100,15 @@ void symbolizer_free(struct symbolizer *s)
 static struct proc *get_proc(struct symbolizer *s, uint32_t pid)
 {
 	bool created;
-	struct htab_entry *e = htab_upsert(s->procs, &pid, sizeof(pid), &created);
+	struct htab_entry *e;
 
+	if (s->last_proc && s->last_pid == pid)
+		return s->last_proc;
+	e = htab_upsert(s->procs, &pid, sizeof(pid), &created);
 	if (created)
 		e->val.p = xcalloc(1, sizeof(struct proc));
-	return e->val.p;
+	s->last_pid = pid;
+	return s->last_proc = e->val.p;
 }
 
 static void add_map(struct symbolizer *s, const struct cap_map *m)
@@ -450,6 +454,7 @@ void symbolizer_record(struct symbolizer *s, const struct cap_record *rec)
 		break;
 	case CAP_COMM:
 		set_name(s->threads, rec->u.comm.tid, rec->u.comm.comm);
+		s->comms++;
 		break;
 	case CAP_CGROUP:
 		set_name(s->cgroups, rec->u.cgroup.pid, rec->u.cgroup.path);

@@ -78,6 +78,9 @@ struct symbolizer {
 	struct stack_table stacks;
 	struct htab *threads; /* tid -> comm */
 	struct htab *procs;   /* pid -> struct proc */
+	struct proc *last_proc; /* of last_pid: records come in runs of one process */
+	uint32_t last_pid;
+	uint64_t comms; /* COMM records so far: a thread's name may have changed */
 	struct htab *cgroups; /* pid -> cgroup path */
 	/* (pid, generation, stack id) -> the sink's, malloc'd: the slots
 	 * stacks' entries do not hold (a second process or generation). */
