@@ -111,10 +111,11 @@ void symbolizer_record(struct symbolizer *s, const struct cap_record *rec);
 /* Has the sink write what it still holds (totals, losses, a profile). */
 void symbolizer_finish(struct symbolizer *s);
 
-/* The sink's cache slot for stack `id` of process pid (kernel: of the
- * kernel) as the process's mappings and JIT symbols are now, for what it
- * made of the stack (freed with free()); *first tells whether this is the
- * first time it is asked for, when the slot holds NULL. */
+/* The sink's cache slot for stack `id` (not 0) of process pid (kernel: of
+ * the kernel) as the process's mappings and JIT symbols are now, for what
+ * it made of the stack (freed with free()); *first tells whether this is
+ * the first time it is asked for, when the slot holds NULL.  The slot is
+ * valid until the next call or record. */
 void **symbolizer_slot(struct symbolizer *s, uint32_t pid, uint32_t id, bool kernel, bool *first);
 
 /* The frames of that stack, leaf first, kernel ones as they are and user
