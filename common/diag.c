@@ -1,6 +1,7 @@
 #include "diag.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,11 +85,29 @@ static size_t utf8_at(const unsigned char *s, size_t n, uint32_t *cp)
 	return len;
 }
 
+/* Whether the 8 bytes at p are all printable ASCII, 0x20 to 0x7e: a byte
+ * below 0x20 borrows into its top bit when 0x20 is taken from it (none
+ * below it borrows, being printable), and one above 0x7e has its top bit
+ * set, or sets it when 1 is added. */
+static bool ascii8(const unsigned char *p)
+{
+	const uint64_t ones = 0x0101010101010101u, tops = 0x8080808080808080u;
+	uint64_t w;
+
+	memcpy(&w, p, 8);
+	return !(((w - 0x20 * ones) | w | (w + ones)) & tops);
+}
+
 void printable(char *s, size_t n)
 {
 	unsigned char *u = (unsigned char *)s;
+	size_t i = 0;
 
-	for (size_t i = 0; i < n;) {
+	/* Names are nearly always plain ASCII, and prof-symbolize cleans
+	 * every one it writes: skip over that a word at a time. */
+	while (i + 8 <= n && ascii8(u + i))
+		i += 8;
+	while (i < n) {
 		uint32_t cp;
 		size_t len;
 		if (u[i] < 0x20 || u[i] == 0x7f) {

@@ -30,7 +30,11 @@ struct cu_index {
 
 struct dwarf_frames {
 	Dwarf *dw;
-	struct htab *cus; /* CU DIE offset -> struct cu_index */
+	struct htab *cus; /* CU DIE offset -> struct cu_index, NULL if no DIE there */
+	/* The address range the last lookup fell in, and its CU: addresses
+	 * of one function or file come in runs. */
+	Dwarf_Arange *last;
+	struct cu_index *last_cu;
 };
 
 struct dwarf_frames *dwarf_frames_new(Dwarf *dw)
@@ -46,7 +50,8 @@ static void free_cu_index(void *p)
 {
 	struct cu_index *c = p;
 
-	free(c->p);
+	if (c)
+		free(c->p);
 	free(c);
 }
 
@@ -158,19 +163,31 @@ static struct cu_index *build(Dwarf_Die *cu)
 	return c;
 }
 
+/* What dwarf_addrdie() finds, without its search of every CU read so far
+ * (a tree of them) on each call: the range's CU offset leads to the index
+ * directly, and the CU DIE is looked up once. */
 static struct cu_index *cu_for(struct dwarf_frames *d, uint64_t vaddr)
 {
+	Dwarf_Aranges *aranges;
+	Dwarf_Arange *a;
 	Dwarf_Die cu;
 	Dwarf_Off key;
+	size_t n;
 	bool created;
 	struct htab_entry *e;
 
-	if (!dwarf_addrdie(d->dw, vaddr, &cu))
+	if (dwarf_getaranges(d->dw, &aranges, &n) != 0 ||
+	    !(a = dwarf_getarange_addr(aranges, vaddr)))
 		return NULL;
-	key = dwarf_dieoffset(&cu);
+	if (a == d->last)
+		return d->last_cu;
+	if (dwarf_getarangeinfo(a, NULL, NULL, &key) != 0)
+		return NULL;
 	e = htab_upsert(d->cus, &key, sizeof(key), &created);
 	if (created)
-		e->val.p = build(&cu);
+		e->val.p = dwarf_offdie(d->dw, key, &cu) ? build(&cu) : NULL;
+	d->last = a;
+	d->last_cu = e->val.p;
 	return e->val.p;
 }
 

@@ -1,7 +1,6 @@
 #include "frames_text.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,43 +9,52 @@
 #include "frames_header.h"
 #include "offcpu_words.h"
 
-struct frames_text {
-	struct sink sink;
-	FILE *out;
-	bool demangle, lines, cgroup;
-	char *scratch; /* reused while formatting a stack */
-	size_t scratch_cap;
-	bool flushed_once;
-	uint64_t last_time; /* of the last sample written, to flush per interval */
-};
-
 /* A growable string for formatted frames. */
 struct buf {
 	char *p;
 	size_t len, cap;
 };
 
-static void buf_add(struct buf *b, const char *s, size_t n)
+struct frames_text {
+	struct sink sink;
+	FILE *out;
+	/* What is formatted and not yet written: stdio's per-call costs
+	 * (locking, a strlen each) were a fifth of the time on captures of
+	 * one-frame stacks. */
+	struct buf text;
+	bool demangle, lines, cgroup;
+	bool flushed_once;
+	uint64_t last_time; /* of the last sample written, to flush per interval */
+	/* Its event line's start, "COMM PID/TID SECS.USECS:", for the run of
+	 * samples of one thread in one interval that usually follows. */
+	struct buf event;
+	uint32_t event_pid, event_tid;
+	uint64_t event_comms; /* s->comms then: the name it has is the same */
+};
+
+/* A stack's text as the sink caches it. */
+struct stack_text {
+	size_t len;
+	char s[];
+};
+
+/* Written out when this much is held, between samples. */
+#define TEXT_FLUSH (1u << 16)
+
+__attribute__((noinline)) static void buf_grow(struct buf *b, size_t n)
 {
-	if (b->len + n + 1 > b->cap) {
-		b->cap = (b->cap ? b->cap * 2 : 256) + n;
-		b->p = xrealloc(b->p, b->cap);
-	}
+	b->cap = (b->cap ? b->cap * 2 : 256) + n;
+	b->p = xrealloc(b->p, b->cap);
+}
+
+/* Inline: most pieces are a few bytes long, known when compiled. */
+static inline void buf_add(struct buf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap)
+		buf_grow(b, n);
 	memcpy(b->p + b->len, s, n);
 	b->len += n;
 	b->p[b->len] = '\0';
-}
-
-__attribute__((format(printf, 2, 3))) static void buf_printf(struct buf *b, const char *fmt, ...)
-{
-	char tmp[512];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	buf_add(b, tmp, n < 0 ? 0 : (size_t)n >= sizeof(tmp) ? sizeof(tmp) - 1 : (size_t)n);
 }
 
 /* Names come from files and processes we do not control: a newline or tab
@@ -76,6 +84,28 @@ static void buf_hex(struct buf *b, uint64_t v, int width)
 	buf_add(b, tmp + sizeof(tmp) - n, (size_t)n);
 }
 
+/* v in decimal, zero-padded to `width` digits (0: none). */
+static void buf_dec(struct buf *b, uint64_t v, int width)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[sizeof(tmp) - 1 - n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n < width)
+		tmp[sizeof(tmp) - 1 - n++] = '0';
+	buf_add(b, tmp + sizeof(tmp) - n, (size_t)n);
+}
+
+static void buf_int(struct buf *b, int v)
+{
+	if (v < 0)
+		buf_add(b, "-", 1);
+	buf_dec(b, v < 0 ? -(uint64_t)v : (uint64_t)v, 0);
+}
+
 /* The dso in parentheses after a frame that is not inlined. */
 static void put_dso(struct buf *b, const struct frame *f)
 {
@@ -94,7 +124,9 @@ static void put_dso(struct buf *b, const struct frame *f)
 		buf_clean(b, f->map->path.s, strlen(f->map->path.s));
 		break;
 	case FRAME_JIT:
-		buf_printf(b, "/tmp/perf-%" PRIu32 ".map", f->pid);
+		buf_add(b, "/tmp/perf-", 10);
+		buf_dec(b, f->pid, 0);
+		buf_add(b, ".map", 4);
 		break;
 	case FRAME_NONE:
 		buf_add(b, "[unknown]", 9);
@@ -135,7 +167,8 @@ static void put_frame_line(struct frames_text *t, struct buf *b, const struct fr
 		if (r->file) {
 			buf_add(b, "\n  ", 3);
 			buf_clean(b, r->file, strlen(r->file));
-			buf_printf(b, ":%d", r->line);
+			buf_add(b, ":", 1);
+			buf_int(b, r->line);
 		} else {
 			buf_add(b, "\n  ??:0", 7);
 		}
@@ -145,34 +178,35 @@ static void put_frame_line(struct frames_text *t, struct buf *b, const struct fr
 	buf_add(b, "\n", 1);
 }
 
-/* The formatted frames of a stack, valid until the next call.  They are
- * cached from the second use on: the same stacks come back in every drain
- * interval, while many stacks are seen only once. */
-static const char *stack_text(struct frames_text *t, struct symbolizer *s, uint32_t pid,
-			      uint32_t id, bool kernel)
+/* Adds the formatted frames of a stack.  They are cached from the second
+ * use on: the same stacks come back in every drain interval, while many
+ * stacks are seen only once. */
+static void put_stack(struct frames_text *t, struct symbolizer *s, uint32_t pid, uint32_t id,
+		      bool kernel)
 {
-	struct buf b = { t->scratch, 0, t->scratch_cap };
+	struct buf *b = &t->text;
+	struct stack_text *cached;
 	const struct frame *f;
+	size_t n, start = b->len;
 	bool first;
 	void **slot;
-	size_t n;
 
 	if (!id)
-		return "";
+		return;
 	slot = symbolizer_slot(s, pid, id, kernel, &first);
-	if (*slot)
-		return *slot;
+	if ((cached = *slot)) {
+		buf_add(b, cached->s, cached->len);
+		return;
+	}
 	f = symbolizer_frames(s, pid, id, kernel, first, &n);
 	for (size_t i = 0; i < n; i++)
-		put_frame_line(t, &b, &f[i]);
-	buf_add(&b, "", 0);
-	t->scratch = b.p;
-	t->scratch_cap = b.cap;
+		put_frame_line(t, b, &f[i]);
 	if (first)
-		return b.p;
-	*slot = xmalloc(b.len + 1);
-	memcpy(*slot, b.p, b.len + 1);
-	return *slot;
+		return;
+	cached = xmalloc(sizeof(*cached) + b->len - start);
+	cached->len = b->len - start;
+	memcpy(cached->s, b->p + start, cached->len);
+	*slot = cached;
 }
 
 /* A thread's name, which the thread chose, as an event line's first field:
@@ -206,7 +240,10 @@ static void put_thread(struct symbolizer *s, struct buf *b, uint32_t pid, uint32
 	const char *comm = symbolizer_comm(s, tid);
 
 	comm_clean(b, comm ? comm : "[unknown]");
-	buf_printf(b, " %" PRIu32 "/%" PRIu32, pid, tid);
+	buf_add(b, " ", 1);
+	buf_dec(b, pid, 0);
+	buf_add(b, "/", 1);
+	buf_dec(b, tid, 0);
 }
 
 /* After a blocked sample's frames, the thread that woke it and the
@@ -214,20 +251,23 @@ static void put_thread(struct symbolizer *s, struct buf *b, uint32_t pid, uint32
  * stack is of its own process: resolved with that one's mappings. */
 static void write_wakers(struct frames_text *t, struct symbolizer *s, const struct cap_sample *smp)
 {
-	struct buf line = { 0 };
-
 	for (uint32_t i = 0; i < smp->nwakers && i < CAP_MAX_WAKERS; i++) {
 		const struct cap_waker *w = &smp->waker[i];
 
-		line.len = 0;
-		buf_printf(&line, "\t%s ", WAKER_LINE_START);
-		put_thread(s, &line, w->pid, w->tid);
-		buf_add(&line, "\n", 1);
-		fputs(line.p, t->out);
-		fputs(stack_text(t, s, w->pid, w->kstack, true), t->out);
-		fputs(stack_text(t, s, w->pid, w->ustack, false), t->out);
+		buf_add(&t->text, "\t" WAKER_LINE_START " ", sizeof(WAKER_LINE_START) + 1);
+		put_thread(s, &t->text, w->pid, w->tid);
+		buf_add(&t->text, "\n", 1);
+		put_stack(t, s, w->pid, w->kstack, true);
+		put_stack(t, s, w->pid, w->ustack, false);
 	}
-	free(line.p);
+}
+
+/* Hands the text held to stdio. */
+static void text_write(struct frames_text *t)
+{
+	if (t->text.len)
+		fwrite(t->text.p, 1, t->text.len, t->out);
+	t->text.len = 0;
 }
 
 static void text_sample(struct sink *k, struct symbolizer *s, const struct cap_sample *smp,
@@ -235,44 +275,67 @@ static void text_sample(struct sink *k, struct symbolizer *s, const struct cap_s
 {
 	struct frames_text *t = (struct frames_text *)k;
 	const char *cgroup = t->cgroup ? symbolizer_cgroup(s, smp->pid) : NULL;
-	struct buf line = { 0 };
+	const char *event = smp->kind == CAP_OFF_CPU ? EVENT_OFF_CPU : EVENT_ON_CPU;
+	struct buf *b = &t->text;
 
-	/* Output is block-buffered (64 KiB) for speed, and flushed at each
+	/* Output is written in blocks (64 KiB) for speed, and flushed at each
 	 * new drain interval so a live pipeline sees every interval at once. */
-	if (t->flushed_once && smp->time_ns != t->last_time)
+	if (t->flushed_once && smp->time_ns != t->last_time) {
+		text_write(t);
 		fflush(t->out);
+	} else if (b->len >= TEXT_FLUSH) {
+		text_write(t);
+	}
+	if (!t->event.len || smp->time_ns != t->last_time || smp->pid != t->event_pid ||
+	    smp->tid != t->event_tid || s->comms != t->event_comms) {
+		t->event.len = 0;
+		put_thread(s, &t->event, smp->pid, smp->tid);
+		buf_add(&t->event, " ", 1);
+		buf_dec(&t->event, smp->time_ns / 1000000000u, 0);
+		buf_add(&t->event, ".", 1);
+		buf_dec(&t->event, smp->time_ns % 1000000000u / 1000u, 6);
+		buf_add(&t->event, ": ", 2);
+		t->event_pid = smp->pid;
+		t->event_tid = smp->tid;
+		t->event_comms = s->comms;
+	}
 	t->flushed_once = true;
 	t->last_time = smp->time_ns;
-	put_thread(s, &line, smp->pid, smp->tid);
-	buf_printf(&line, " %" PRIu64 ".%06" PRIu64 ": %" PRIu64 " %s:",
-		   smp->time_ns / 1000000000u, smp->time_ns % 1000000000u / 1000u, count,
-		   smp->kind == CAP_OFF_CPU ? EVENT_OFF_CPU : EVENT_ON_CPU);
+	buf_add(b, t->event.p, t->event.len);
+	buf_dec(b, count, 0);
+	buf_add(b, " ", 1);
+	buf_add(b, event, strlen(event));
+	buf_add(b, ":", 1);
 	/* Where perf script -F +cgroup writes it; only when asked, as
 	 * there, since stackcollapse-perf.pl reads the count and event
 	 * only at the end of the line. */
 	if (cgroup) {
-		buf_add(&line, " ", 1);
-		buf_clean(&line, cgroup, strlen(cgroup));
+		buf_add(b, " ", 1);
+		buf_clean(b, cgroup, strlen(cgroup));
 	}
-	buf_add(&line, "\n", 1);
-	fputs(line.p, t->out);
-	free(line.p);
-	fputs(stack_text(t, s, smp->pid, smp->kstack, true), t->out);
-	fputs(stack_text(t, s, smp->pid, smp->ustack, false), t->out);
+	buf_add(b, "\n", 1);
+	put_stack(t, s, smp->pid, smp->kstack, true);
+	put_stack(t, s, smp->pid, smp->ustack, false);
 	write_wakers(t, s, smp);
-	fputc('\n', t->out);
+	buf_add(b, "\n", 1);
 }
 
 static void text_unit(struct sink *k, struct symbolizer *s, const struct cap_info *info)
 {
+	struct frames_text *t = (struct frames_text *)k;
+
 	(void)info;
-	if (s->unit.nanoseconds)
-		fputs("# count: nanoseconds\n", ((struct frames_text *)k)->out);
+	if (s->unit.nanoseconds) {
+		text_write(t);
+		fputs("# count: nanoseconds\n", t->out);
+	}
 }
 
 static void text_finish(struct sink *k, struct symbolizer *s)
 {
 	FILE *out = ((struct frames_text *)k)->out;
+
+	text_write((struct frames_text *)k);
 
 	fprintf(out, "# samples %" PRIu64 ", frames %" PRIu64 ", unresolved frames %" PRIu64 "\n",
 		s->samples, s->frames, s->unresolved);
@@ -291,7 +354,8 @@ static void text_free(struct sink *k)
 {
 	struct frames_text *t = (struct frames_text *)k;
 
-	free(t->scratch);
+	free(t->text.p);
+	free(t->event.p);
 	free(t);
 }
 

@@ -10,11 +10,6 @@
 #include "perf_map.h"
 #include "diag.h"
 
-struct stack {
-	uint32_t nr;
-	uint64_t ip[];
-};
-
 struct pmap {
 	uint64_t start, end, pgoff;
 	struct cap_map rec; /* build_id and path point into `bytes` */
@@ -68,7 +63,7 @@ bool symbolizer_init(struct symbolizer *s, const struct symbolize_opts *opt)
 	s->modules.want_dwarf = opt->inline_frames || opt->lines;
 	s->modules.ds = (struct debug_search){ s->debug_dirs, n, opt->sysroot, opt->debuginfod, NULL,
 					       false };
-	s->stacks = htab_new();
+	stack_table_init(&s->stacks);
 	s->threads = htab_new();
 	s->procs = htab_new();
 	s->cgroups = htab_new();
@@ -95,7 +90,7 @@ void symbolizer_free(struct symbolizer *s)
 	free(s->debug_dirs);
 	free(s->sysroot_debug);
 	free(s->fr);
-	htab_free_values(s->stacks, free);
+	stack_table_free(&s->stacks, free);
 	htab_free_values(s->threads, free);
 	htab_free_values(s->procs, free_proc);
 	htab_free_values(s->cgroups, free);
@@ -105,11 +100,15 @@ void symbolizer_free(struct symbolizer *s)
 static struct proc *get_proc(struct symbolizer *s, uint32_t pid)
 {
 	bool created;
-	struct htab_entry *e = htab_upsert(s->procs, &pid, sizeof(pid), &created);
+	struct htab_entry *e;
 
+	if (s->last_proc && s->last_pid == pid)
+		return s->last_proc;
+	e = htab_upsert(s->procs, &pid, sizeof(pid), &created);
 	if (created)
 		e->val.p = xcalloc(1, sizeof(struct proc));
-	return e->val.p;
+	s->last_pid = pid;
+	return s->last_proc = e->val.p;
 }
 
 static void add_map(struct symbolizer *s, const struct cap_map *m)
@@ -213,26 +212,15 @@ const char *symbolizer_cgroup(struct symbolizer *s, uint32_t pid)
 
 static void add_stack(struct symbolizer *s, const struct cap_stack *st)
 {
-	bool created;
-	struct htab_entry *e = htab_upsert(s->stacks, &st->id, sizeof(st->id), &created);
-	struct stack *copy;
-
-	if (!created) {
+	if (!stack_table_define(&s->stacks, st))
 		warnx("stack %u defined twice; keeping the first", st->id);
-		return;
-	}
-	copy = xmalloc(sizeof(*copy) + st->nr * sizeof(copy->ip[0]));
-	copy->nr = st->nr;
-	for (uint32_t i = 0; i < st->nr; i++)
-		copy->ip[i] = cap_stack_ip(st, i);
-	e->val.p = copy;
 }
 
-static const struct stack *find_stack(struct symbolizer *s, uint32_t id)
+static const struct stack_entry *find_stack(struct symbolizer *s, uint32_t id)
 {
-	struct htab_entry *e = id ? htab_find(s->stacks, &id, sizeof(id)) : NULL;
+	const struct stack_entry *e = id ? stack_table_entry(&s->stacks, id, false) : NULL;
 
-	return e ? e->val.p : NULL;
+	return e && e->defined ? e : NULL;
 }
 
 static struct frame *add_frame(struct symbolizer *s, size_t *n, uint64_t ip, enum frame_where where)
@@ -263,10 +251,12 @@ static const struct kernel_sym *kernel_sym(struct symbolizer *s, uint64_t addr)
 	return s->kallsyms_state > 0 ? kernel_syms_find(&s->kallsyms, addr) : NULL;
 }
 
-static void kernel_frames(struct symbolizer *s, size_t *n, const struct stack *st)
+static void kernel_frames(struct symbolizer *s, size_t *n, const struct stack_entry *st)
 {
+	const uint64_t *ips = stack_table_ips(&s->stacks, st);
+
 	for (uint32_t i = 0; i < st->nr; i++) {
-		uint64_t ip = st->ip[i];
+		uint64_t ip = ips[i];
 		const struct kernel_sym *k = kernel_sym(s, i ? ip - 1 : ip);
 		struct frame *f = add_frame(s, n, ip, FRAME_KERNEL);
 
@@ -305,12 +295,13 @@ static bool anonymous(struct cap_str path)
 }
 
 static void user_frames(struct symbolizer *s, size_t *nf, uint32_t pid, struct proc *p,
-			const struct stack *st, bool counting)
+			const struct stack_entry *st, bool counting)
 {
+	const uint64_t *ips = stack_table_ips(&s->stacks, st);
 	struct resolved r[MAX_INLINE];
 
 	for (uint32_t i = 0; i < st->nr; i++) {
-		uint64_t ip = st->ip[i], off;
+		uint64_t ip = ips[i], off;
 		/* Return addresses point after the call, possibly into the
 		 * next function: look them up one byte earlier. */
 		uint64_t at = i ? ip - 1 : ip;
@@ -357,14 +348,25 @@ void **symbolizer_slot(struct symbolizer *s, uint32_t pid, uint32_t id, bool ker
 {
 	struct proc *p = kernel ? NULL : get_proc(s, pid);
 	uint32_t key[3] = { kernel ? 0 : pid, p ? p->generation : 0, id };
+	struct stack_entry *e = stack_table_entry(&s->stacks, id, true);
 
+	if (!e->slot_used) {
+		e->slot_used = *first = true;
+		e->slot_pid = key[0];
+		e->slot_generation = key[1];
+		return &e->slot;
+	}
+	if (e->slot_pid == key[0] && e->slot_generation == key[1]) {
+		*first = false;
+		return &e->slot;
+	}
 	return &htab_upsert(s->cache, key, sizeof(key), first)->val.p;
 }
 
 const struct frame *symbolizer_frames(struct symbolizer *s, uint32_t pid, uint32_t id, bool kernel,
 				      bool first, size_t *n)
 {
-	const struct stack *st = find_stack(s, id);
+	const struct stack_entry *st = find_stack(s, id);
 
 	*n = 0;
 	if (!st && first && id)
@@ -452,6 +454,7 @@ void symbolizer_record(struct symbolizer *s, const struct cap_record *rec)
 		break;
 	case CAP_COMM:
 		set_name(s->threads, rec->u.comm.tid, rec->u.comm.comm);
+		s->comms++;
 		break;
 	case CAP_CGROUP:
 		set_name(s->cgroups, rec->u.cgroup.pid, rec->u.cgroup.path);

@@ -16,6 +16,7 @@
 #include "htab.h"
 #include "kernel_syms.h"
 #include "modules.h"
+#include "stack_table.h"
 
 struct symbolize_opts {
 	const char *sysroot;	   /* --sysroot: where the capture's files are */
@@ -74,11 +75,16 @@ struct symbolizer {
 	int kallsyms_state;	     /* 0 not tried, 1 loaded, -1 unavailable */
 	bool live;		     /* the capture's boot id is this host's */
 	struct modules modules;
-	struct htab *stacks;  /* stack id -> struct stack */
+	struct stack_table stacks;
 	struct htab *threads; /* tid -> comm */
 	struct htab *procs;   /* pid -> struct proc */
+	struct proc *last_proc; /* of last_pid: records come in runs of one process */
+	uint32_t last_pid;
+	uint64_t comms; /* COMM records so far: a thread's name may have changed */
 	struct htab *cgroups; /* pid -> cgroup path */
-	struct htab *cache;   /* (pid, generation, stack id) -> the sink's, malloc'd */
+	/* (pid, generation, stack id) -> the sink's, malloc'd: the slots
+	 * stacks' entries do not hold (a second process or generation). */
+	struct htab *cache;
 	struct count_unit unit; /* of the event lines' counts */
 	bool unit_fixed;	/* by the first INFO or SAMPLE */
 	bool have_info, have_end;
@@ -105,10 +111,11 @@ void symbolizer_record(struct symbolizer *s, const struct cap_record *rec);
 /* Has the sink write what it still holds (totals, losses, a profile). */
 void symbolizer_finish(struct symbolizer *s);
 
-/* The sink's cache slot for stack `id` of process pid (kernel: of the
- * kernel) as the process's mappings and JIT symbols are now, for what it
- * made of the stack (freed with free()); *first tells whether this is the
- * first time it is asked for, when the slot holds NULL. */
+/* The sink's cache slot for stack `id` (not 0) of process pid (kernel: of
+ * the kernel) as the process's mappings and JIT symbols are now, for what
+ * it made of the stack (freed with free()); *first tells whether this is
+ * the first time it is asked for, when the slot holds NULL.  The slot is
+ * valid until the next call or record. */
 void **symbolizer_slot(struct symbolizer *s, uint32_t pid, uint32_t id, bool kernel, bool *first);
 
 /* The frames of that stack, leaf first, kernel ones as they are and user

@@ -2,6 +2,7 @@
  * printable() (common/diag.c): names and paths the profiled programs chose
  * cannot steer the terminal they are printed on, and keep every other byte.
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include "diag.h"
@@ -36,4 +37,22 @@ TEST(other_text_stays)
 	check("std::vector<int>::push_back", 27, "std::vector<int>::push_back");
 	/* U+00A0 is not a control; invalid UTF-8 past 0x9F is kept as it is. */
 	check("\xc2\xa0\xff\xfe", 4, "\xc2\xa0\xff\xfe");
+}
+
+TEST(every_byte_at_every_place_of_a_word)
+{
+	/* Plain ASCII is skipped eight bytes at a time: a byte to clean must
+	 * be found in any place of a word, and of the tail after the words. */
+	for (int at = 0; at < 19; at++) {
+		for (int b = 0; b < 256; b++) {
+			char in[19], want[19];
+			bool control = b < 0x20 || b == 0x7f || (b >= 0x80 && b < 0xa0);
+
+			memset(in, 'x', sizeof(in));
+			in[at] = (char)b;
+			memcpy(want, in, sizeof(in));
+			want[at] = control ? '?' : (char)b;
+			check(in, sizeof(in), want);
+		}
+	}
 }
