@@ -8,21 +8,31 @@
 
 #include <stdbool.h>
 
+enum { ASCII_SPACE = 1, ASCII_DIGIT = 2, ASCII_XDIGIT_LOWER = 4 };
+
+/* One load and one test a byte, where the comparisons took several. */
+static const unsigned char ascii_class[256] = {
+	[' '] = ASCII_SPACE, ['\t'] = ASCII_SPACE, ['\n'] = ASCII_SPACE,
+	['\v'] = ASCII_SPACE, ['\f'] = ASCII_SPACE, ['\r'] = ASCII_SPACE,
+	['0' ... '9'] = ASCII_DIGIT | ASCII_XDIGIT_LOWER,
+	['a' ... 'f'] = ASCII_XDIGIT_LOWER,
+};
+
 /* Space, tab, newline, vertical tab, form feed, carriage return. */
 static inline bool is_space(char c)
 {
-	return c == ' ' || (c >= '\t' && c <= '\r');
+	return ascii_class[(unsigned char)c] & ASCII_SPACE;
 }
 
 static inline bool is_digit(char c)
 {
-	return c >= '0' && c <= '9';
+	return ascii_class[(unsigned char)c] & ASCII_DIGIT;
 }
 
 /* perf prints addresses and offsets in lower-case hex. */
 static inline bool is_xdigit_lower(char c)
 {
-	return is_digit(c) || (c >= 'a' && c <= 'f');
+	return ascii_class[(unsigned char)c] & ASCII_XDIGIT_LOWER;
 }
 
 /* The value of a hex digit of either case, or -1. */
