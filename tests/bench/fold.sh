@@ -67,7 +67,7 @@ while (1) { my %h; \$h{substr(\$_, 0, 3)}++ for @w;
 	my \$s = join q(,), map { qq(\$_=\$h{\$_}) } sort keys %h;
 	my @m = \$s =~ /([0-9]+[a-f]+)/g; @w = reverse @w; }"'
 	command -v node > /dev/null &&
-		load 'exec node --perf-basic-prof -e "
+		load 'cd "$1" && exec node --perf-basic-prof -e "
 require(\"fs\").writeFileSync(process.argv[1], String(process.pid));
 function key(w) { return w.slice(0, 3); }
 function count(ws) { const m = new Map(); for (const w of ws) m.set(key(w), (m.get(key(w)) || 0) + 1); return m; }
