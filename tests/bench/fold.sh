@@ -9,9 +9,9 @@
 #
 # The capture is made once and kept in $BENCH_DIR (default $BUILD/bench):
 # recording loads the machine for BENCH_FOLD_SECONDS (default 25) and
-# perf script takes a minute more.  BENCH_BIG=1 adds a 2 GB perf script,
-# the capture repeated with other PIDs and command names, streamed through
-# a pipe into prof-fold (about 2 minutes), for its peak RSS.
+# perf script takes a minute more.  Then 2 GB of perf script, the capture
+# repeated with other PIDs and command names, streamed through a pipe into
+# prof-fold for its peak RSS (some 40 s; BENCH_BIG=0 leaves it out).
 set -u
 BUILD=${BUILD:-build}
 CORPUS=${PROF_CORPUS:-../shared/corpus}
@@ -22,7 +22,7 @@ SECS=${BENCH_FOLD_SECONDS:-25}
 HZ=${BENCH_FOLD_HZ:-4999}
 SEED=$CORPUS/flamegraph/example-perf-stacks.txt.gz
 MIN_BYTES=$((100 * 1000 * 1000))
-BIG_COPIES=20
+BIG_BYTES=$((2000 * 1000 * 1000))
 
 [ -x "$FOLD" ] || { echo "fold: $FOLD not built; run make" >&2; exit 1; }
 command -v /usr/bin/time > /dev/null || { echo "fold: skipped: needs /usr/bin/time"; exit 0; }
@@ -153,16 +153,20 @@ compare() {
 	fi
 }
 
-# A perf script of about 2 GB: the capture BIG_COPIES times, each copy's
+# A perf script of about 2 GB: the capture again and again, each copy's
 # processes with other PIDs and TIDs, and every other copy's commands
 # renamed, so the distinct stacks grow as a longer capture's would.
 big_input() {
-	for ((k = 0; k < BIG_COPIES; k++)); do
-		awk -v k="$k" '/^[^ \t]/ && match($0, / +[0-9]+\/[0-9]+ /) {
-			split(substr($0, RSTART, RLENGTH), t, "/")
+	for ((k = 0; k < copies; k++)); do
+		awk -v k="$k" '/^[^ \t]/ && match($0, / +[0-9]+(\/[0-9]+)? +\[[0-9]+\] /) {
 			comm = substr($0, 1, RSTART - 1)
+			ids = substr($0, RSTART, RLENGTH)
+			cpu = substr(ids, index(ids, "["))
+			n = split(substr(ids, 1, index(ids, "[") - 1), id, "/")
+			ids = " " (id[1] + k * 4194304)
+			if (n == 2) ids = ids "/" (id[2] + k * 4194304)
 			if (k % 2) comm = comm "~" k
-			$0 = comm " " (t[1] + k * 4194304) "/" (t[2] + k * 4194304) " " substr($0, RSTART + RLENGTH)
+			$0 = comm ids " " cpu substr($0, RSTART + RLENGTH)
 		} { print }' "$REAL"
 	done
 }
@@ -179,14 +183,13 @@ if capture; then
 	in=$REAL
 	ev=$(awk '/^[^ \t#]/ { sub(/:$/, "", $NF); print $NF; exit }' "$in")
 	compare "this host, busy ($(grep -c '^[^ 	]' "$in") samples of $ev, perf record -a -g)"
-	if [ "${BENCH_BIG:-0}" = 1 ]; then
-		echo "2 GB: the capture x $BIG_COPIES with other PIDs and commands, through a pipe" \
-			"(wall time is the generator's)"
+	if [ "${BENCH_BIG:-1}" = 1 ]; then
+		copies=$(((BIG_BYTES + bytes - 1) / bytes))
+		echo "$((copies * bytes / 1000000)) MB: the capture x $copies with other PIDs and" \
+			"commands, through a pipe (wall time is the generator's)"
 		printf '%-24s %8s %8s %12s\n' tool wall-s cpu-s "peak RSS"
 		big
-		big --pid
-	else
-		echo "(BENCH_BIG=1 adds a 2 GB perf script streamed through prof-fold)"
+		big --tid
 	fi
 fi
 
