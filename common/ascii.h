@@ -60,36 +60,35 @@ static inline size_t ascii_first_clear(__m128i in_class)
 }
 #endif
 
-static inline size_t skip_space(const char *s, size_t i, size_t len)
+/* The run of class cls, ASCII_SPACE or ASCII_XDIGIT_LOWER. */
+static inline size_t ascii_span(const char *s, size_t i, size_t len, unsigned char cls)
 {
 #ifdef __SSE2__
 	for (; len - i >= 16; i += 16) {
 		__m128i v = _mm_loadu_si128((const __m128i *)(s + i));
-		size_t n = ascii_first_clear(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')),
-							  ascii_in_range(v, '\t', '\r' - '\t')));
+		__m128i in = cls == ASCII_SPACE
+				     ? _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')),
+						    ascii_in_range(v, '\t', '\r' - '\t'))
+				     : _mm_or_si128(ascii_in_range(v, '0', 9),
+						    ascii_in_range(v, 'a', 5));
+		size_t n = ascii_first_clear(in);
 		if (n < 16)
 			return i + n;
 	}
 #endif
-	while (i < len && is_space(s[i]))
+	while (i < len && (ascii_class[(unsigned char)s[i]] & cls))
 		i++;
 	return i;
 }
 
+static inline size_t skip_space(const char *s, size_t i, size_t len)
+{
+	return ascii_span(s, i, len, ASCII_SPACE);
+}
+
 static inline size_t skip_xdigit_lower(const char *s, size_t i, size_t len)
 {
-#ifdef __SSE2__
-	for (; len - i >= 16; i += 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(s + i));
-		size_t n = ascii_first_clear(_mm_or_si128(ascii_in_range(v, '0', 9),
-							  ascii_in_range(v, 'a', 5)));
-		if (n < 16)
-			return i + n;
-	}
-#endif
-	while (i < len && is_xdigit_lower(s[i]))
-		i++;
-	return i;
+	return ascii_span(s, i, len, ASCII_XDIGIT_LOWER);
 }
 
 /* The value of a hex digit of either case, or -1. */
