@@ -83,6 +83,10 @@ static size_t split_cgroup(const char *s, size_t len, size_t from, struct event_
 	size_t i = from, t;
 	int field = 0; /* 0: before the time, 1: after it, 2: after the period */
 
+	/* Most lines have neither: they are not read token by token. */
+	if (!memchr(s + from, '/', len - from) &&
+	    !(len - from >= n && memcmp(s + len - n, unknown, n) == 0))
+		return len;
 	for (;;) {
 		while (i < len && is_space(s[i]))
 			i++;

@@ -225,13 +225,12 @@ static void waker_group(struct perf_parser *p)
 static const char *frame_key(const struct perf_parser *p, const char *s,
 			     size_t len, size_t *klen)
 {
-	size_t i = 0;
+	size_t i;
 
 	*klen = len;
 	if (p->o->include_addrs)
 		return s;
-	while (i < len && is_xdigit_lower(s[i]))
-		i++;
+	i = skip_xdigit_lower(s, 0, len);
 	if (i == 0 || (i < len && !is_space(s[i])) ||
 	    (i + 1 < len && s[i] == ' ' && s[i + 1] == '('))
 		return s;
@@ -544,7 +543,7 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 	p->frames_input = p->unit_declared = false;
 
 	while ((s = lr_next(r, &len)) != NULL) {
-		size_t i = 0;
+		size_t i;
 		/* A sample is added when the line after it ends it. */
 		if (p->agg->saturated != sat) {
 			sat = p->agg->saturated;
@@ -554,8 +553,7 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 			diag_not_text(&d, r->lineno - 1, p->agg->not_text - nt);
 			nt = p->agg->not_text;
 		}
-		while (i < len && is_space(s[i]))
-			i++;
+		i = skip_space(s, 0, len);
 		if (i == len) {
 			end_sample(p); /* a blank line ends a sample */
 			continue;

@@ -1,52 +1,114 @@
-#!/bin/sh
-# prof-fold throughput and peak RSS on a perf script file of at least
-# 100 MB: the corpus' example-perf-stacks, plus a capture of the project's
-# own workload when perf can record here, concatenated until big enough.
-# Side by side with stackcollapse-perf.pl when it is installed; otherwise
-# the Perl figure measured on this machine class (see the design brief) is
-# printed as a reference, marked as not measured.
+#!/bin/bash
+# prof-fold throughput and peak RSS on a real perf script: `perf record -a
+# -g` of this host while it runs varied software (compilers, python3, perl,
+# node with JIT frames, xz and gzip, find and ls), side by side with
+# stackcollapse-perf.pl (STACKCOLLAPSE_PL, else PATH; else the brief's
+# figure, marked as not measured) and with the time to read the input once
+# from the page cache, the floor no folder gets under.  Then the corpus'
+# example-perf-stacks, concatenated to 100 MB.
+#
+# The capture is made once and kept in $BENCH_DIR (default $BUILD/bench):
+# recording loads the machine for BENCH_FOLD_SECONDS (default 25) and
+# perf script takes a minute more.  Then 2 GB of perf script, the capture
+# repeated with other PIDs and command names, streamed through a pipe into
+# prof-fold for its peak RSS (some 40 s; BENCH_BIG=0 leaves it out).
 set -u
 BUILD=${BUILD:-build}
 CORPUS=${PROF_CORPUS:-../shared/corpus}
 FOLD=$BUILD/bin/prof-fold
+WORK=${BENCH_DIR:-$BUILD/bench}
+REAL=$WORK/fold-busy-host.perf-script
+SECS=${BENCH_FOLD_SECONDS:-25}
+HZ=${BENCH_FOLD_HZ:-4999}
 SEED=$CORPUS/flamegraph/example-perf-stacks.txt.gz
 MIN_BYTES=$((100 * 1000 * 1000))
+BIG_BYTES=$((2000 * 1000 * 1000))
 
 [ -x "$FOLD" ] || { echo "fold: $FOLD not built; run make" >&2; exit 1; }
-[ -f "$SEED" ] || { echo "fold: skipped: corpus not found at $CORPUS"; exit 0; }
 command -v /usr/bin/time > /dev/null || { echo "fold: skipped: needs /usr/bin/time"; exit 0; }
+PERL_TOOL=${STACKCOLLAPSE_PL:-$(command -v stackcollapse-perf.pl || true)}
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fold-bench.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT INT TERM
+loads=()
+stop_loads() {
+	for pg in "${loads[@]}"; do
+		kill -KILL -- "-$pg" 2> /dev/null
+	done
+	wait 2> /dev/null
+	loads=()
+}
+trap 'stop_loads; rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM
 
-# The seed: the corpus capture, and our own when perf can record.
-zcat "$SEED" > "$tmp/seed.txt"
-if [ -x "$BUILD/workloads/chain" ] && command -v perf > /dev/null &&
-	perf record -q -F 999 -g -o "$tmp/perf.data" "$BUILD/workloads/chain" 1 \
-		> /dev/null 2>&1 &&
-	perf script -i "$tmp/perf.data" > "$tmp/own.txt" 2> /dev/null &&
-	[ -s "$tmp/own.txt" ]; then
-	ev=$(awk '/^[^ \t#]/ { print $NF; exit }' "$tmp/own.txt")
-	own="+ own capture ($(wc -c < "$tmp/own.txt") bytes, event $ev; like stackcollapse-perf.pl, prof-fold folds only the first event: cycles)"
-	cat "$tmp/own.txt" >> "$tmp/seed.txt"
-else
-	own="(perf record unavailable: corpus capture only)"
-fi
-: > "$tmp/in.txt"
-while [ "$(wc -c < "$tmp/in.txt")" -lt "$MIN_BYTES" ]; do
-	cat "$tmp/seed.txt" >> "$tmp/in.txt"
-done
-bytes=$(wc -c < "$tmp/in.txt")
-cat "$tmp/in.txt" > /dev/null # warm the page cache
+# load SCRIPT ARGS...: runs sh -c SCRIPT niced, in a process group of its
+# own (its id in loads[]), killed by timeout should this script die first.
+load() {
+	setsid nice -n 10 timeout -s KILL $((SECS + 120)) sh -c "$@" > /dev/null 2>&1 &
+	loads+=($!)
+}
 
-# run CMD...: over 5 runs, the best wall time (ns clock) in $secs, the best
-# CPU time (user + system, immune to other load on the machine) in $cpu,
-# and the peak RSS in KB in $rss.
+# The busy host: each load is a loop of real programs with deep, varied
+# stacks, user and kernel.
+start_loads() {
+	git ls-files -z | tar -c --null -T - | (mkdir "$tmp/src" && tar -x -C "$tmp/src")
+	load 'while :; do make -s -C "$1/src" BUILD="$1/b" all; rm -rf "$1/b"; done' sh "$tmp"
+	load 'exec python3 -c "
+import json, re, zlib, random, decimal, collections
+words = [\"%x\" % random.getrandbits(40) for _ in range(20000)]
+while True:
+    d = collections.Counter(w[:3] for w in words)
+    s = json.dumps({k: [v, str(decimal.Decimal(v) / 7)] for k, v in d.items()})
+    json.loads(zlib.decompress(zlib.compress(s.encode())))
+    sorted(re.findall(r\"[0-9]+[a-f]+\", s))
+"'
+	load 'exec perl -e "
+my @w = map { sprintf q(%x), rand(2**40) } 1 .. 20000;
+while (1) { my %h; \$h{substr(\$_, 0, 3)}++ for @w;
+	my \$s = join q(,), map { qq(\$_=\$h{\$_}) } sort keys %h;
+	my @m = \$s =~ /([0-9]+[a-f]+)/g; @w = reverse @w; }"'
+	command -v node > /dev/null &&
+		load 'cd "$1" && exec node --perf-basic-prof -e "
+require(\"fs\").writeFileSync(process.argv[1], String(process.pid));
+function key(w) { return w.slice(0, 3); }
+function count(ws) { const m = new Map(); for (const w of ws) m.set(key(w), (m.get(key(w)) || 0) + 1); return m; }
+function render(m) { return JSON.stringify([...m].sort((a, b) => b[1] - a[1])); }
+const ws = Array.from({ length: 20000 }, () => Math.random().toString(16).slice(2));
+for (;;) { const s = render(count(ws)); JSON.parse(s); s.match(/[0-9]+[a-f]+/g); ws.reverse(); }
+" "$1/node.pid"' sh "$tmp"
+	load 'while :; do xz -1 -T1 -c < /usr/bin/perf | xz -d | gzip -1 | gzip -d > /dev/null; done'
+	load 'while :; do find /usr/include /usr/share -name "*.h" | sort | md5sum; ls -lR /usr/lib > /dev/null; done'
+}
+
+# The capture of a busy host, once: later runs reuse it.
+capture() {
+	[ -s "$REAL" ] && return 0
+	if [ "$(id -u)" != 0 ] || ! command -v perf > /dev/null; then
+		echo "fold: no capture of this host (needs perf and root): corpus only"
+		return 1
+	fi
+	mkdir -p "$WORK" || return 1
+	echo "fold: recording this host, busy, for ${SECS}s at ${HZ} Hz (once; kept in $REAL)"
+	start_loads
+	sleep 3 # past the loads' start-up
+	perf record -q -a -g -F "$HZ" -o "$tmp/perf.data" -- sleep "$SECS" > /dev/null 2>&1
+	stop_loads
+	perf script -i "$tmp/perf.data" > "$tmp/script" 2> /dev/null &&
+		mv "$tmp/script" "$REAL"
+	[ -s "$tmp/node.pid" ] && rm -f "/tmp/perf-$(cat "$tmp/node.pid").map"
+	rm -f "$tmp/perf.data"
+	[ -s "$REAL" ]
+}
+
+# run RUNS CMD...: over RUNS runs on $in, the best wall time in $secs,
+# the best CPU time (user + system, immune to the other load on the
+# machine) in $cpu, and the peak RSS in KB in $rss.
 run() {
+	local runs=$1 t0 t1 u s
+	shift
 	secs= cpu= rss=
-	for i in 1 2 3 4 5; do
+	for ((i = 0; i < runs; i++)); do
 		t0=$(date +%s%N)
-		/usr/bin/time -f '%M %U %S' -o "$tmp/time" "$@" < "$tmp/in.txt" > "$tmp/out" 2> /dev/null
+		/usr/bin/time -f '%M %U %S' -o "$tmp/time" "$@" < "$in" > "$tmp/out" 2> /dev/null
 		t1=$(date +%s%N)
 		read -r rss u s < "$tmp/time"
 		secs=$(awk -v a="$t0" -v b="$t1" -v best="$secs" 'BEGIN {
@@ -61,25 +123,82 @@ mbs() {
 }
 
 row() {
-	printf '%-24s %8s %10s %8s %10s %9s MB\n' "$1" "$secs" "$(mbs "$secs")" "$cpu" "$(mbs "$cpu")" "$((rss / 1024))"
+	printf '%-24s %8s %8s %8s %8s %9s MB\n' "$1" "$secs" "$(mbs "$secs")" "$cpu" "$(mbs "$cpu")" "$((rss / 1024))"
 }
 
-echo "input: $bytes bytes of perf script: example-perf-stacks x N $own"
-printf '%-24s %8s %10s %8s %10s %12s\n' tool wall-s MB/s cpu-s MB/s-cpu "peak RSS"
-run "$FOLD"
-row prof-fold
-lines=$(wc -l < "$tmp/out")
-PERL_TOOL=$(command -v stackcollapse-perf.pl || true)
-if [ -n "$PERL_TOOL" ]; then
-	run perl "$PERL_TOOL"
-	row stackcollapse-perf.pl
-else
-	printf '%-24s %8s %10s %8s %10s %12s\n' "stackcollapse-perf.pl" - 24 - - "(reference)"
-	echo "  (not installed here: 24 MB/s is the brief's figure for this machine, not measured)"
+# compare NAME: prof-fold, the page-cache floor and the Perl tool on $in.
+compare() {
+	local fold_secs fold_cpu
+	bytes=$(wc -c < "$in")
+	cat "$in" > /dev/null # warm the page cache
+	echo "$1: $bytes bytes"
+	printf '%-24s %8s %8s %8s %8s %12s\n' tool wall-s MB/s cpu-s MB/s-cpu "peak RSS"
+	run 5 cat
+	row "read once (cat)"
+	run 5 wc -l
+	row "read + count lines (wc)"
+	run 5 "$FOLD"
+	row prof-fold
+	fold_secs=$secs fold_cpu=$cpu
+	echo "prof-fold output: $(wc -l < "$tmp/out") distinct stacks"
+	if [ -n "$PERL_TOOL" ]; then
+		run 3 perl "$PERL_TOOL"
+		row stackcollapse-perf.pl
+		awk -v w="$secs" -v c="$cpu" -v fw="$fold_secs" -v fc="$fold_cpu" 'BEGIN {
+			printf "prof-fold is %.0fx stackcollapse-perf.pl on CPU time, %.0fx on wall time\n",
+			c / (fc > 0 ? fc : 0.01), w / (fw > 0 ? fw : 0.001) }'
+	else
+		printf '%-24s %8s %8s %8s %8s %12s\n' "stackcollapse-perf.pl" - 24 - - "(reference)"
+		echo "  (not installed here: 24 MB/s is the brief's figure for this machine, not measured)"
+	fi
+}
+
+# A perf script of about 2 GB: the capture again and again, each copy's
+# processes with other PIDs and TIDs, and every other copy's commands
+# renamed, so the distinct stacks grow as a longer capture's would.
+big_input() {
+	for ((k = 0; k < copies; k++)); do
+		awk -v k="$k" '/^[^ \t]/ && match($0, / +[0-9]+(\/[0-9]+)? +\[[0-9]+\] /) {
+			comm = substr($0, 1, RSTART - 1)
+			ids = substr($0, RSTART, RLENGTH)
+			cpu = substr(ids, index(ids, "["))
+			n = split(substr(ids, 1, index(ids, "[") - 1), id, "/")
+			ids = " " (id[1] + k * 4194304)
+			if (n == 2) ids = ids "/" (id[2] + k * 4194304)
+			if (k % 2) comm = comm "~" k
+			$0 = comm ids " " cpu substr($0, RSTART + RLENGTH)
+		} { print }' "$REAL"
+	done
+}
+
+# big ARGS...: prof-fold ARGS on the 2 GB stream, through a pipe.
+big() {
+	big_input | /usr/bin/time -f '%M %U %S %e' -o "$tmp/time" "$FOLD" "$@" > "$tmp/out" 2> /dev/null
+	read -r rss u s e < "$tmp/time"
+	printf '%-24s %8s %8.2f %9s MB  %d distinct stacks\n' "prof-fold $*" "$e" "$(echo "$u + $s" | bc)" \
+		"$((rss / 1024))" "$(wc -l < "$tmp/out")"
+}
+
+if capture; then
+	in=$REAL
+	ev=$(awk '/^[^ \t#]/ { sub(/:$/, "", $NF); print $NF; exit }' "$in")
+	compare "this host, busy ($(grep -c '^[^ 	]' "$in") samples of $ev, perf record -a -g)"
+	if [ "${BENCH_BIG:-1}" = 1 ]; then
+		copies=$(((BIG_BYTES + bytes - 1) / bytes))
+		echo "$((copies * bytes / 1000000)) MB: the capture x $copies with other PIDs and" \
+			"commands, through a pipe (wall time is the generator's)"
+		printf '%-24s %8s %8s %12s\n' tool wall-s cpu-s "peak RSS"
+		big
+		big --tid
+	fi
 fi
-INFERNO=$(command -v inferno-collapse-perf || true)
-if [ -n "$INFERNO" ]; then
-	run "$INFERNO"
-	row inferno-collapse-perf
-fi
-echo "prof-fold output: $lines distinct stacks"
+
+[ -f "$SEED" ] || { echo "fold: corpus not found at $CORPUS: skipped its run"; exit 0; }
+zcat "$SEED" > "$tmp/seed.txt"
+: > "$tmp/corpus.txt"
+while [ "$(wc -c < "$tmp/corpus.txt")" -lt "$MIN_BYTES" ]; do
+	cat "$tmp/seed.txt" >> "$tmp/corpus.txt"
+done
+rm -f "$tmp/seed.txt"
+in=$tmp/corpus.txt
+compare "the corpus' example-perf-stacks, concatenated"
