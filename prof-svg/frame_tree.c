@@ -21,23 +21,26 @@ static const char MARKER[] = OFF_CPU_MARKER;
  * page fault costs microseconds in a VM, and a 4 KiB page holds only 170
  * nodes. */
 #define HUGE_PAGE ((size_t)2 << 20)
+/* Arrays this big are mapped in huge pages: a quarter filled, one costs
+ * 128 fewer faults, and at most 1.5 MiB of memory never touched. */
+#define HUGE_FROM (HUGE_PAGE / 4)
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE 25 /* Linux 6.1; older glibc lacks the name */
 #endif
 
-/* The bytes mapped for an array of size bytes: whole huge pages once it
- * spans one, as a huge page cannot back the part of a range past its end. */
+/* The bytes mapped for an array of size bytes: whole huge pages from
+ * HUGE_FROM, as a huge page cannot back the part of a range past its end. */
 static size_t big_size(size_t size)
 {
-	return size < HUGE_PAGE ? size : (size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	return size < HUGE_FROM ? size : (size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
 }
 
-/* Fresh memory for size bytes, at a huge page boundary once it is big
- * enough for one: the kernel backs only aligned 2 MiB ranges with huge
- * pages, and mmap aligns nothing. */
+/* Fresh memory for size bytes, at a huge page boundary from HUGE_FROM: the
+ * kernel backs only aligned 2 MiB ranges with huge pages, and mmap aligns
+ * nothing. */
 static void *big_map(size_t size)
 {
-	size_t span = size < HUGE_PAGE ? size : size + HUGE_PAGE;
+	size_t span = size < HUGE_FROM ? size : size + HUGE_PAGE;
 	char *p = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED || span == size)
@@ -55,18 +58,20 @@ static void *big_grow(void *p, size_t old, size_t size)
 {
 	old = big_size(old);
 	size = big_size(size);
-	void *q = size < HUGE_PAGE && p ? mremap(p, old, size, MREMAP_MAYMOVE) : big_map(size);
+	if (p && old == size)
+		return p;
+	void *q = size < HUGE_FROM && p ? mremap(p, old, size, MREMAP_MAYMOVE) : big_map(size);
 
-	if (q != MAP_FAILED && p && size >= HUGE_PAGE)
+	if (q != MAP_FAILED && p && size >= HUGE_FROM)
 		q = mremap(p, old, size, MREMAP_MAYMOVE | MREMAP_FIXED, q);
 	if (q == MAP_FAILED)
 		errx(EXIT_USAGE, "out of memory (%zu bytes)", size);
 	/* After the move: the moved mapping replaced big_map's, advice and all. */
-	if (size >= HUGE_PAGE)
+	if (size >= HUGE_FROM)
 		madvise(q, size, MADV_HUGEPAGE);
 	/* The first huge page's range holds the small pages moved in, and
 	 * would be filled with more: make it one huge page now. */
-	if (p && old < HUGE_PAGE && size >= HUGE_PAGE)
+	if (p && old < HUGE_FROM && size >= HUGE_FROM)
 		madvise(q, HUGE_PAGE, MADV_COLLAPSE);
 	return q;
 }
