@@ -19,8 +19,11 @@ struct arena_block {
 	char data[];
 };
 
+/* Eight bytes, so that a slot miss brings in eight slots: the low half of
+ * the hash tells a slot's home, and most other keys from this one,
+ * without reading the entry. */
 struct slot {
-	uint64_t hash;
+	uint32_t hash;
 	uint32_t idx; /* entry index + 1; 0 marks an empty slot */
 };
 
@@ -97,6 +100,13 @@ static void *arena_copy(struct htab *h, const void *key, size_t len)
 	return p;
 }
 
+/* Enough of the hash of s's key to find its home in nslots slots: past 2^32
+ * slots, more than the slot keeps. */
+static uint64_t home_hash(const struct htab *h, const struct slot *s, size_t nslots)
+{
+	return nslots >> 32 ? h->entries[s->idx - 1].hash : s->hash;
+}
+
 static struct slot *probe(struct htab *h, uint64_t hash, const void *key, size_t len)
 {
 	size_t mask = h->nslots - 1;
@@ -105,9 +115,9 @@ static struct slot *probe(struct htab *h, uint64_t hash, const void *key, size_t
 		struct slot *s = &h->slots[i];
 		if (!s->idx)
 			return s;
-		if (s->hash == hash) {
+		if (s->hash == (uint32_t)hash) {
 			struct htab_entry *e = &h->entries[s->idx - 1];
-			if (e->len == len && memcmp(e->key, key, len) == 0)
+			if (e->hash == hash && e->len == len && memcmp(e->key, key, len) == 0)
 				return s;
 		}
 	}
@@ -122,7 +132,7 @@ static void grow(struct htab *h)
 		struct slot *s = &h->slots[i];
 		if (!s->idx)
 			continue;
-		size_t j = s->hash & mask;
+		size_t j = home_hash(h, s, n) & mask;
 		while (slots[j].idx)
 			j = (j + 1) & mask;
 		slots[j] = *s;
@@ -167,7 +177,7 @@ struct htab_entry *htab_upsert_hashed(struct htab *h, const void *key, size_t le
 	e->len = (uint32_t)len;
 	e->hash = hash;
 	e->val.u = 0;
-	s->hash = hash;
+	s->hash = (uint32_t)hash;
 	s->idx = (uint32_t)h->count;
 	/* Keep the load factor under 1/2 so probes stay short. */
 	if (h->count * 2 > h->nslots)
@@ -182,7 +192,7 @@ static const struct htab_entry *home_entry(const struct htab *h, uint64_t hash)
 {
 	const struct slot *s = &h->slots[hash & (h->nslots - 1)];
 
-	return s->idx && s->hash == hash ? &h->entries[s->idx - 1] : NULL;
+	return s->idx && s->hash == (uint32_t)hash ? &h->entries[s->idx - 1] : NULL;
 }
 
 void htab_upsert_many(struct htab *h, struct htab_key *keys, size_t n, uint32_t *idx,
@@ -235,7 +245,7 @@ bool htab_remove(struct htab *h, const void *key, size_t len)
 	i = (size_t)(s - h->slots);
 	h->slots[i].idx = 0;
 	for (j = (i + 1) & mask; h->slots[j].idx; j = (j + 1) & mask) {
-		size_t home = h->slots[j].hash & mask;
+		size_t home = home_hash(h, &h->slots[j], h->nslots) & mask;
 		if (((j - home) & mask) >= ((j - i) & mask)) {
 			h->slots[i] = h->slots[j];
 			h->slots[j].idx = 0;

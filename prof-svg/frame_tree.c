@@ -1,5 +1,6 @@
 #include "frame_tree.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -16,23 +17,69 @@ static const char MARKER[] = OFF_CPU_MARKER;
 
 /* The node arrays and the slots are the bulk of the memory and are touched
  * at random: they are mapped directly, with transparent huge pages where
- * the kernel offers them, which saves most page faults and TLB misses. */
+ * the kernel offers them, which saves most page faults and TLB misses.  A
+ * page fault costs microseconds in a VM, and a 4 KiB page holds only 170
+ * nodes. */
+#define HUGE_PAGE ((size_t)2 << 20)
+/* Arrays this big are mapped in huge pages: a quarter filled, one costs
+ * 128 fewer faults, and at most 1.5 MiB of memory never touched. */
+#define HUGE_FROM (HUGE_PAGE / 4)
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25 /* Linux 6.1; older glibc lacks the name */
+#endif
+
+/* The bytes mapped for an array of size bytes: whole huge pages from
+ * HUGE_FROM, as a huge page cannot back the part of a range past its end. */
+static size_t big_size(size_t size)
+{
+	return size < HUGE_FROM ? size : (size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+}
+
+/* Fresh memory for size bytes, at a huge page boundary from HUGE_FROM: the
+ * kernel backs only aligned 2 MiB ranges with huge pages, and mmap aligns
+ * nothing. */
+static void *big_map(size_t size)
+{
+	size_t span = size < HUGE_FROM ? size : size + HUGE_PAGE;
+	char *p = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED || span == size)
+		return p;
+	char *a = (char *)(((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+	if (a > p)
+		munmap(p, (size_t)(a - p));
+	if (p + span > a + size)
+		munmap(a + size, (size_t)(p + span - (a + size)));
+	return a;
+}
+
+/* p grown from old to size bytes.  Its pages move, not their contents. */
 static void *big_grow(void *p, size_t old, size_t size)
 {
-	void *q = p ? mremap(p, old, size, MREMAP_MAYMOVE)
-		    : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	old = big_size(old);
+	size = big_size(size);
+	if (p && old == size)
+		return p;
+	void *q = size < HUGE_FROM && p ? mremap(p, old, size, MREMAP_MAYMOVE) : big_map(size);
 
+	if (q != MAP_FAILED && p && size >= HUGE_FROM)
+		q = mremap(p, old, size, MREMAP_MAYMOVE | MREMAP_FIXED, q);
 	if (q == MAP_FAILED)
 		errx(EXIT_USAGE, "out of memory (%zu bytes)", size);
-	if (size >= (2u << 20))
+	/* After the move: the moved mapping replaced big_map's, advice and all. */
+	if (size >= HUGE_FROM)
 		madvise(q, size, MADV_HUGEPAGE);
+	/* The first huge page's range holds the small pages moved in, and
+	 * would be filled with more: make it one huge page now. */
+	if (p && old < HUGE_FROM && size >= HUGE_FROM)
+		madvise(q, HUGE_PAGE, MADV_COLLAPSE);
 	return q;
 }
 
 static void big_free(void *p, size_t size)
 {
 	if (p)
-		munmap(p, size);
+		munmap(p, big_size(size));
 }
 
 struct frame_tree *ft_new(bool chart, bool diff)
