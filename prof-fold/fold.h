@@ -87,6 +87,8 @@ struct fold_agg {
 	uint64_t not_text;  /* distinct stacks with a NUL byte or invalid UTF-8 */
 	regex_t *filters, *excludes;
 	size_t nfilters, nexcludes;
+	char *text; /* a stack, NUL-terminated, for the regexes */
+	size_t text_cap;
 };
 
 void agg_init(struct fold_agg *a);

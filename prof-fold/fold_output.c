@@ -28,6 +28,7 @@ void agg_free(struct fold_agg *a)
 	free(a->filters);
 	free(a->excludes);
 	free(a->unit);
+	free(a->text);
 	htab_free(a->stacks);
 }
 
@@ -101,23 +102,33 @@ bool agg_add_regex(struct fold_agg *a, const char *re, bool exclude,
 	return true;
 }
 
-static bool matches(const regex_t *rx, const struct htab_entry *e)
+static bool matches(const regex_t *rx, const char *stack, size_t len)
 {
-	regmatch_t m = { .rm_so = 0, .rm_eo = (regoff_t)e->len };
+	regmatch_t m = { .rm_so = 0, .rm_eo = (regoff_t)len };
 
-	return regexec(rx, e->key, 1, &m, REG_STARTEND) == 0;
+	return regexec(rx, stack, 1, &m, REG_STARTEND) == 0;
 }
 
-static bool kept(const struct fold_agg *a, const struct htab_entry *e)
+static bool kept(struct fold_agg *a, const struct htab_entry *e)
 {
 	bool any = a->nfilters == 0;
 
+	if (any && a->nexcludes == 0)
+		return true;
+	/* REG_STARTEND says where the stack ends, but a sanitizer's regexec
+	 * still runs strlen() over it, and a key has no NUL after it. */
+	if (a->text_cap < (size_t)e->len + 1) {
+		a->text_cap = (size_t)e->len + 1;
+		a->text = xrealloc(a->text, a->text_cap);
+	}
+	memcpy(a->text, e->key, e->len);
+	a->text[e->len] = '\0';
 	for (size_t i = 0; i < a->nfilters && !any; i++)
-		any = matches(&a->filters[i], e);
+		any = matches(&a->filters[i], a->text, e->len);
 	if (!any)
 		return false;
 	for (size_t i = 0; i < a->nexcludes; i++)
-		if (matches(&a->excludes[i], e))
+		if (matches(&a->excludes[i], a->text, e->len))
 			return false;
 	return true;
 }

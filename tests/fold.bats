@@ -125,6 +125,16 @@ main;burn 10" ]
 my_worker;main;burn 3" ]
 }
 
+@test "--filter reads a stack as long as it is, with nothing after it in memory" {
+	# A 4096-byte stack fills the table's first key block to its end, where
+	# a regexec() that runs strlen() (a sanitizer's does) would read on.
+	stack="main;$(head -c 4091 /dev/zero | tr '\0' f)"
+	printf '%s 3\n' "$stack" > "$TMP/long.folded"
+	run prof-fold --filter='f$' --exclude='^x' "$TMP/long.folded"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$stack 3" ]
+}
+
 @test "folded inputs merge with counts summed, from files and stdin" {
 	run prof-fold "$FIX/folded-a.txt" - < "$FIX/folded-b.txt"
 	[ "$status" -eq 0 ]
