@@ -59,6 +59,11 @@ struct line_reader {
 	uint64_t lineno;    /* number of the line last returned */
 	int error;          /* errno of a failed read, 0 if none */
 	uint64_t bytes;     /* bytes read so far */
+	/* The newlines found ahead: those not yet returned in the 64
+	 * bytes before buf[scanned], one bit each, and none in the bytes
+	 * between start and them. */
+	size_t scanned;
+	uint64_t newlines;
 };
 
 #define LINE_MAX_BYTES (16u << 20) /* longer lines are cut to this */
@@ -67,7 +72,25 @@ void lr_init(struct line_reader *r, int fd, const char *name);
 void lr_free(struct line_reader *r);
 /* Returns the next line without its "\n" (and without a trailing "\r"), or
  * NULL at the end of input or on a read error (r->error). */
-const char *lr_next(struct line_reader *r, size_t *len);
+const char *lr_next_scan(struct line_reader *r, size_t *len);
+
+/* lr_next_scan(), inline while the newline is one already found. */
+static inline const char *lr_next(struct line_reader *r, size_t *len)
+{
+	char *line, *nl;
+
+	if (!r->newlines)
+		return lr_next_scan(r, len);
+	nl = r->buf + r->scanned - 64 + __builtin_ctzll(r->newlines);
+	r->newlines &= r->newlines - 1;
+	line = r->buf + r->start;
+	*len = (size_t)(nl - line);
+	r->start = (size_t)(nl - r->buf) + 1;
+	r->lineno++;
+	if (*len && line[*len - 1] == '\r')
+		(*len)--;
+	return line;
+}
 /* Fills the buffer and returns what is buffered, for format detection. */
 const char *lr_peek(struct line_reader *r, size_t *len);
 

@@ -5,11 +5,20 @@
  * no line is copied.  A line longer than the buffer grows it, up to
  * LINE_MAX_BYTES; past that the rest of the line is discarded, so a file
  * with no newline at all cannot exhaust memory.
+ *
+ * Most lines of perf script are short (a frame line is some 70 bytes), so
+ * a call of memchr() a line costs more in its setup than in its search.
+ * Instead the newlines are found 64 bytes at a time, into a bit mask,
+ * and each line is then one bit: memchr() is left for the end of the
+ * buffer and for long lines.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "diag.h"
 #include "fold.h"
@@ -46,6 +55,8 @@ static bool fill(struct line_reader *r)
 			     r->cap - r->end < BLOCK)) {
 		memmove(r->buf, r->buf + r->start, r->end - r->start);
 		r->end -= r->start;
+		/* Modulo 2^64, the window's bits keep their meaning. */
+		r->scanned -= r->start;
 		r->start = 0;
 	}
 	if (r->cap - r->end < BLOCK / 4) {
@@ -84,11 +95,54 @@ const char *lr_peek(struct line_reader *r, size_t *len)
 	return r->buf + r->start;
 }
 
-const char *lr_next(struct line_reader *r, size_t *len)
+#ifdef __SSE2__
+/* The newlines of p[0..64), bit i for p[i]. */
+static inline uint64_t newline_mask(const char *p)
 {
-	size_t scan = r->start, off;
+	const __m128i nl = _mm_set1_epi8('\n');
+#define NL16(i) ((uint64_t)(unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8( \
+	_mm_loadu_si128((const __m128i *)(p + 16 * (i))), nl)) << (16 * (i)))
+
+	return NL16(0) | NL16(1) | NL16(2) | NL16(3);
+#undef NL16
+}
+#endif
+
+/* The next newline from the masks, at or after r->start; NULL when none
+ * is within the whole 64-byte blocks buffered. */
+static char *next_newline(struct line_reader *r)
+{
+#ifdef __SSE2__
+	if (r->scanned < r->start) {
+		r->scanned = r->start;
+		r->newlines = 0;
+	}
+	while (!r->newlines) {
+		if (r->end - r->scanned < 64)
+			return NULL;
+		r->newlines = newline_mask(r->buf + r->scanned);
+		r->scanned += 64;
+	}
+	char *nl = r->buf + r->scanned - 64 + __builtin_ctzll(r->newlines);
+	r->newlines &= r->newlines - 1;
+	return nl;
+#else
+	(void)r;
+	return NULL;
+#endif
+}
+
+const char *lr_next_scan(struct line_reader *r, size_t *len)
+{
+	size_t scan, off;
 	char *line, *nl;
 
+	if ((nl = next_newline(r)) != NULL)
+		goto found;
+	/* What the masks saw holds no newline. */
+	scan = r->scanned > r->start ? r->scanned : r->start;
+	if (scan > r->end)
+		scan = r->end;
 	for (;;) {
 		nl = memchr(r->buf + scan, '\n', r->end - scan);
 		if (nl) {
@@ -113,6 +167,10 @@ const char *lr_next(struct line_reader *r, size_t *len)
 		if (scan > r->end)
 			scan = r->end;
 	}
+	/* The masks start again after this line. */
+	r->scanned = (size_t)(nl - r->buf) + 1;
+	r->newlines = 0;
+found:
 	line = r->buf + r->start;
 	*len = (size_t)(nl - line);
 	r->start = (size_t)(nl - r->buf) + 1;
@@ -120,6 +178,8 @@ const char *lr_next(struct line_reader *r, size_t *len)
 last:
 	/* The final line has no newline. */
 	r->skipping = false;
+	r->scanned = r->end;
+	r->newlines = 0;
 	if (r->start == r->end)
 		return NULL;
 	line = r->buf + r->start;

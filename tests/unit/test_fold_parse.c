@@ -4,6 +4,7 @@
  * line reader.
  */
 #include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fold.h"
@@ -321,6 +322,73 @@ TEST(line_reader)
 	lr_free(&r);
 	free(text);
 	unlink(path);
+}
+
+/* Lines of every length below max, some ending "\r\n", over 3 MB, read
+ * from a file and from a pipe written 4093 bytes at a time: lines across
+ * the 64-byte blocks the reader finds newlines in, and across its reads
+ * and moves of the buffer. */
+static void read_lines(size_t max, bool pipe_it)
+{
+	char path[] = "/tmp/test_fold_parse.XXXXXX";
+	size_t cap = 3u << 20, used = 0, nlines = 0, n;
+	char *text = malloc(cap);
+	struct line_reader r;
+	const char *l;
+	int fd = mkstemp(path), p[2];
+	pid_t writer = -1;
+
+	close(fd);
+	while (used + max + 2 < cap) {
+		size_t len = (nlines * 7919) % max;
+		for (size_t k = 0; k < len; k++)
+			text[used + k] = (char)('a' + (nlines + k) % 26);
+		used += len;
+		if (nlines % 5 == 0)
+			text[used++] = '\r';
+		text[used++] = '\n';
+		nlines++;
+	}
+	if (pipe_it) {
+		CHECK(pipe(p) == 0);
+		writer = fork();
+		if (writer == 0) {
+			close(p[0]);
+			for (size_t off = 0; off < used; off += 4093)
+				if (write(p[1], text + off, used - off < 4093 ? used - off : 4093) < 0)
+					_exit(1);
+			_exit(0);
+		}
+		close(p[1]);
+		lr_init(&r, p[0], "pipe");
+	} else {
+		reader_over(path, text, used, &r);
+	}
+	for (size_t i = 0; i < nlines; i++) {
+		size_t len = (i * 7919) % max;
+		l = lr_next(&r, &n);
+		if (!l || n != len || (len && (l[0] != (char)('a' + i % 26) ||
+					       l[len - 1] != (char)('a' + (i + len - 1) % 26)))) {
+			CHECK_INT(i, nlines); /* names the first line read wrong */
+			break;
+		}
+	}
+	CHECK(lr_next(&r, &n) == NULL);
+	CHECK_INT(r.lineno, nlines);
+	close(r.fd);
+	lr_free(&r);
+	if (writer > 0)
+		waitpid(writer, NULL, 0);
+	free(text);
+	unlink(path);
+}
+
+TEST(line_reader_blocks)
+{
+	read_lines(300, false);
+	read_lines(300, true);
+	read_lines(70, false);
+	read_lines(70, true);
 }
 
 TEST(frame_cache)
