@@ -7,6 +7,8 @@
 #define PROF_ASCII_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 enum { ASCII_SPACE = 1, ASCII_DIGIT = 2, ASCII_XDIGIT_LOWER = 4 };
 
@@ -89,6 +91,40 @@ static inline size_t skip_space(const char *s, size_t i, size_t len)
 static inline size_t skip_xdigit_lower(const char *s, size_t i, size_t len)
 {
 	return ascii_span(s, i, len, ASCII_XDIGIT_LOWER);
+}
+
+/*
+ * The indentation and address of a frame line, "\t   ffffffff81000000 ...",
+ * from s[0..32) in one pass without a branch a byte: *addr is where the
+ * first character that is not white space is, *end where the run of
+ * lower-case hex digits from there ends.  False when either runs to the
+ * 32nd byte (or without SSE2): the caller then reads byte by byte.  s
+ * must have 32 bytes.
+ */
+static inline bool ascii_indent_and_address(const char *s, size_t *addr, size_t *end)
+{
+#ifdef __SSE2__
+	__m128i v0 = _mm_loadu_si128((const __m128i *)s);
+	__m128i v1 = _mm_loadu_si128((const __m128i *)(s + 16));
+#define ASCII_MASK32(f) ((uint64_t)(unsigned int)_mm_movemask_epi8(f(v0)) | \
+			 (uint64_t)(unsigned int)_mm_movemask_epi8(f(v1)) << 16 | 1ull << 32)
+#define ASCII_SPACES(v) _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), \
+				     ascii_in_range(v, '\t', '\r' - '\t'))
+#define ASCII_NOT_XDIGITS(v) _mm_andnot_si128(_mm_or_si128(ascii_in_range(v, '0', 9), \
+							   ascii_in_range(v, 'a', 5)), \
+					      _mm_set1_epi8(-1))
+	uint64_t not_space = ~ASCII_MASK32(ASCII_SPACES) | 1ull << 32;
+	uint64_t not_xdigit = ASCII_MASK32(ASCII_NOT_XDIGITS);
+#undef ASCII_MASK32
+#undef ASCII_SPACES
+#undef ASCII_NOT_XDIGITS
+	*addr = (size_t)__builtin_ctzll(not_space);
+	*end = (size_t)__builtin_ctzll(not_xdigit >> *addr << *addr);
+	return *end < 32;
+#else
+	(void)s, (void)addr, (void)end;
+	return false;
+#endif
 }
 
 /* The value of a hex digit of either case, or -1. */

@@ -11,6 +11,7 @@
  *   tidy.c               frame names: offsets, tidying, annotations
  *   folded_parse.c       folded stacks -> stacks (merge, re-filter)
  *   frame_cache.c        frame line -> folded name, for repeated lines
+ *   stack_ids.c          folded names and stacks by id, for repeated samples
  *   fold_output.c        stack -> count aggregation, filters, sorted output
  *
  * The syntax of the formats is shared with the other programs:
@@ -119,8 +120,11 @@ void agg_free(struct fold_agg *a);
 /* Adds count to stack (bytes, no terminator needed); a sum past
  * UINT64_MAX stays at UINT64_MAX and counts in a->saturated.  A new stack
  * that is not text (a NUL byte, invalid UTF-8) counts in a->not_text: it
- * is kept as it is, as stackcollapse-perf.pl keeps it, but said. */
-void agg_add(struct fold_agg *a, const char *stack, size_t len, uint64_t count);
+ * is kept as it is, as stackcollapse-perf.pl keeps it, but said.  Returns
+ * the stack's index, valid for the aggregate's life. */
+size_t agg_add(struct fold_agg *a, const char *stack, size_t len, uint64_t count);
+/* Adds count to the stack agg_add() returned index of, as it does. */
+void agg_add_at(struct fold_agg *a, size_t idx, uint64_t count);
 /* Compiles a --filter (exclude false) or --exclude regex; returns false and
  * fills errbuf when it does not compile. */
 bool agg_add_regex(struct fold_agg *a, const char *re, bool exclude,
@@ -201,12 +205,58 @@ struct frame_cache;
 
 struct frame_cache *frame_cache_new(void);
 void frame_cache_free(struct frame_cache *c);
-/* The folded names of a frame line seen before (text valid until the next
- * put), and whether it adds a frame at all. */
+/* The id of the folded names of a frame line seen before, their length,
+ * and whether the line adds a frame at all.  Lines come in the order of
+ * a stack: the line after one is guessed from what followed it before. */
 bool frame_cache_get(struct frame_cache *c, bool java, const char *line,
-		     size_t len, const char **text, size_t *tlen, bool *group);
+		     size_t len, uint32_t *id, size_t *tlen, bool *group);
+/* The next line is the first of a stack: it follows no other. */
+void frame_cache_restart(struct frame_cache *c);
+/* Whether a line of len bytes, whose names are tlen bytes, would be kept
+ * now: those that would not need no id. */
+bool frame_cache_takes(const struct frame_cache *c, size_t len, size_t tlen);
+/* Keeps a line that frame_cache_get() did not find, just after it. */
 void frame_cache_put(struct frame_cache *c, bool java, const char *line,
-		     size_t len, const char *text, size_t tlen, bool group);
+		     size_t len, uint32_t id, size_t tlen, bool group);
+
+/* --- stack_ids.c -------------------------------------------------------- */
+
+struct stack_ids {
+	struct htab *names; /* text -> id (the entry's index) */
+	uint64_t *slots;    /* the stacks' table: tag << 32 | record */
+	unsigned shift;	    /* a hash's slot is hash >> shift */
+	size_t nstacks;
+	uint32_t *recs; /* the stacks' records, one after the other */
+	size_t recs_len, recs_cap;
+};
+
+#define STACK_IDS_MAX (UINT32_MAX - 1) /* UINT32_MAX is no id */
+#define STACK_IDS_SEED 0x2545f4914f6cdd1dull
+
+struct stack_ids *stack_ids_new(void);
+void stack_ids_free(struct stack_ids *s);
+/* The id of a folded name (one frame, or several joined by ';'). */
+uint32_t stack_ids_name(struct stack_ids *s, const char *text, size_t len);
+/* The text of the name of that id. */
+const char *stack_ids_text(struct stack_ids *s, uint32_t id, size_t *len);
+
+/* The hash of a sequence of ids, from STACK_IDS_SEED, one id at a time. */
+static inline uint64_t stack_ids_mix(uint64_t h, uint32_t id)
+{
+	return (h ^ id) * 0x9e3779b97f4a7c15ull;
+}
+
+/* Fetches the slot of hash h ahead, for a stack that may end here. */
+static inline void stack_ids_prefetch(const struct stack_ids *s, uint64_t h)
+{
+	__builtin_prefetch(&s->slots[h >> s->shift]);
+}
+
+/* Where the aggregate index of the stack of ids[0..n), of hash h, is
+ * kept; *created when it is new, for the caller to fill.  Valid until
+ * the next call. */
+uint32_t *stack_ids_find(struct stack_ids *s, const uint32_t *ids, size_t n, uint64_t h,
+			 bool *created);
 
 /* --- perf_script_parse.c ------------------------------------------------ */
 

@@ -67,7 +67,17 @@ static bool is_text(const unsigned char *s, size_t n)
 	return true;
 }
 
-void agg_add(struct fold_agg *a, const char *stack, size_t len, uint64_t count)
+static void add_count(struct fold_agg *a, struct htab_entry *e, uint64_t count)
+{
+	if (e->val.u + count < e->val.u) {
+		e->val.u = UINT64_MAX;
+		a->saturated++;
+	} else {
+		e->val.u += count;
+	}
+}
+
+size_t agg_add(struct fold_agg *a, const char *stack, size_t len, uint64_t count)
 {
 	bool created;
 	struct htab_entry *e = htab_upsert(a->stacks, stack, len, &created);
@@ -76,13 +86,13 @@ void agg_add(struct fold_agg *a, const char *stack, size_t len, uint64_t count)
 	 * path. */
 	if (created && !is_text((const unsigned char *)stack, len))
 		a->not_text++;
+	add_count(a, e, count);
+	return (size_t)(e - htab_entries(a->stacks));
+}
 
-	if (e->val.u + count < e->val.u) {
-		e->val.u = UINT64_MAX;
-		a->saturated++;
-	} else {
-		e->val.u += count;
-	}
+void agg_add_at(struct fold_agg *a, size_t idx, uint64_t count)
+{
+	add_count(a, &htab_entries(a->stacks)[idx], count);
 }
 
 bool agg_add_regex(struct fold_agg *a, const char *re, bool exclude,

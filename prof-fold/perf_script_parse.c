@@ -27,8 +27,23 @@
 #include "frame_kind.h"
 #include "frames_header.h"
 
+/* A frame group: the folded names of one frame line, or a thread's name.
+ * Its text is in p->frames at off, or, when it has an id, the frame
+ * cache's names for it (and nothing at off). */
 struct group {
 	size_t off, len;
+	uint32_t id;
+};
+
+#define NO_ID UINT32_MAX
+
+/* The id of a thread's name, kept for its next sample: in a profile of a
+ * whole system, one sample seldom follows another of the same thread. */
+#define MEMO_SLOTS 256
+#define MEMO_TEXT 52
+struct name_memo {
+	uint32_t id, len;
+	char text[MEMO_TEXT];
 };
 
 /* Which stack the frame lines of a sample are of. */
@@ -62,6 +77,8 @@ struct perf_parser {
 	size_t frames_len, frames_cap;
 	struct group *groups;
 	size_t ngroups, groups_cap;
+	size_t text_len; /* the groups' text, with that of those by id */
+	size_t ntext;	 /* groups with their text in p->frames */
 	bool offcpu; /* time blocked: [off-cpu] after the leaf */
 	enum section section;
 	size_t nblocked; /* set when the blocked stack's frames end */
@@ -73,6 +90,14 @@ struct perf_parser {
 	char *name; /* a frame's name rewritten before it is tidied */
 	size_t name_cap;
 	struct frame_cache *cache; /* NULL with --skip-after */
+	/* With the cache: a sample whose groups all have ids is found by
+	 * them (stack_ids.c), and so are the thread's and cgroup's names. */
+	struct stack_ids *ids;
+	uint32_t pname_id, cgname_id;
+	uint64_t idhash; /* of the ids so far, as stack_ids_mix() makes it */
+	struct name_memo *memo; /* thread names' ids, by their thread */
+	uint32_t *idkey;
+	size_t idkey_cap;
 
 	struct event_select sel;
 };
@@ -93,8 +118,12 @@ struct perf_parser *perf_parser_new(const struct fold_opts *o,
 
 	p->o = o;
 	p->agg = agg;
-	if (o->nskip_after == 0)
+	p->pname_id = p->cgname_id = NO_ID;
+	if (o->nskip_after == 0) {
 		p->cache = frame_cache_new();
+		p->ids = stack_ids_new();
+		p->memo = xcalloc(MEMO_SLOTS, sizeof(*p->memo));
+	}
 	event_select_init(&p->sel, o->event_filter);
 	return p;
 }
@@ -116,7 +145,10 @@ void perf_parser_free(struct perf_parser *p)
 	free(p->key);
 	free(p->name);
 	free(p->waker);
+	free(p->idkey);
 	frame_cache_free(p->cache);
+	stack_ids_free(p->ids);
+	free(p->memo);
 	free(p);
 }
 
@@ -129,7 +161,7 @@ const char *perf_parser_unit(const struct perf_parser *p)
 	return event_select_unit(&p->sel);
 }
 
-static void add_group(struct perf_parser *p, size_t len)
+static struct group *new_group(struct perf_parser *p, size_t len, uint32_t id)
 {
 	struct group *g;
 
@@ -138,7 +170,43 @@ static void add_group(struct perf_parser *p, size_t len)
 	g = &p->groups[p->ngroups++];
 	g->off = p->frames_len;
 	g->len = len;
+	g->id = id;
+	p->text_len += len;
+	return g;
+}
+
+/* A group of the len bytes just written at the end of p->frames. */
+static void add_group(struct perf_parser *p, size_t len)
+{
+	new_group(p, len, NO_ID);
 	p->frames_len += len;
+	p->ntext++;
+}
+
+static const char *group_text(struct perf_parser *p, const struct group *g)
+{
+	size_t len;
+
+	return g->id == NO_ID ? p->frames + g->off : stack_ids_text(p->ids, g->id, &len);
+}
+
+/* The last group's text, copied to the end of p->frames to be changed. */
+static struct group *own_last_group(struct perf_parser *p)
+{
+	struct group *g = &p->groups[p->ngroups - 1];
+	size_t len;
+	const char *text;
+
+	if (g->id == NO_ID)
+		return g;
+	text = stack_ids_text(p->ids, g->id, &len);
+	p->frames = grow(p->frames, &p->frames_cap, p->frames_len + len, 1);
+	memcpy(p->frames + p->frames_len, text, len);
+	g->off = p->frames_len;
+	g->id = NO_ID;
+	p->frames_len += len;
+	p->ntext++;
+	return g;
 }
 
 /* Adds a group of the len bytes at s. */
@@ -172,15 +240,14 @@ static void put_frame(char *key, size_t *len, bool *any, const char *s, size_t n
 	*len += n;
 }
 
-static void end_sample(struct perf_parser *p)
+/* Adds the sample's stack by its text; returns its index in the
+ * aggregate, or SIZE_MAX when it has no frame at all. */
+static size_t add_stack_text(struct perf_parser *p)
 {
 	size_t need, len = 0;
 	bool any = false;
 
-	if (!p->in_sample || !p->keep)
-		goto reset;
-	end_section(p);
-	need = p->cgname_len + p->pname_len + p->frames_len + p->ngroups +
+	need = p->cgname_len + p->pname_len + p->text_len + p->ngroups +
 	       sizeof(OFF_CPU_MARKER) + 2;
 	p->key = grow(p->key, &p->key_cap, need, 1);
 	if (p->o->cgroup && !p->root_cut)
@@ -188,24 +255,58 @@ static void end_sample(struct perf_parser *p)
 	if (!p->o->no_comm && !p->root_cut)
 		put_frame(p->key, &len, &any, p->pname, p->pname_len);
 	for (size_t g = p->nblocked; g-- > 0;)
-		put_frame(p->key, &len, &any, p->frames + p->groups[g].off, p->groups[g].len);
+		put_frame(p->key, &len, &any, group_text(p, &p->groups[g]), p->groups[g].len);
 	if (p->offcpu)
 		put_frame(p->key, &len, &any, OFF_CPU_MARKER, sizeof(OFF_CPU_MARKER) - 1);
 	for (size_t g = p->nblocked; g < p->ngroups; g++)
-		put_frame(p->key, &len, &any, p->frames + p->groups[g].off, p->groups[g].len);
-	if (any)
-		agg_add(p->agg, p->key, len, p->period);
+		put_frame(p->key, &len, &any, group_text(p, &p->groups[g]), p->groups[g].len);
+	return any ? agg_add(p->agg, p->key, len, p->period) : SIZE_MAX;
+}
+
+/* Adds the stack of a sample whose frames are all groups by id, all of
+ * the blocked stack (a waker's name is a group of text): by the ids, its
+ * text only when they are new. */
+static void add_stack_ids(struct perf_parser *p)
+{
+	size_t n = 0;
+	uint32_t *idx;
+	bool created;
+
+	p->idkey = grow(p->idkey, &p->idkey_cap, p->ngroups + 3, sizeof(*p->idkey));
+	p->idkey[n++] = p->offcpu;
+	if (!p->o->no_comm)
+		p->idkey[n++] = p->pname_id;
+	if (p->o->cgroup)
+		p->idkey[n++] = p->cgname_id;
+	for (size_t g = 0; g < p->ngroups; g++)
+		p->idkey[n++] = p->groups[g].id;
+	idx = stack_ids_find(p->ids, p->idkey, n, p->idhash, &created);
+	if (created)
+		*idx = (uint32_t)add_stack_text(p);
+	else
+		agg_add_at(p->agg, *idx, p->period);
+}
+
+static void end_sample(struct perf_parser *p)
+{
+	if (!p->in_sample || !p->keep)
+		goto reset;
+	end_section(p);
+	if (p->ids && p->ntext == 0 && p->ngroups > 0 && p->nblocked == p->ngroups)
+		add_stack_ids(p);
+	else
+		add_stack_text(p);
 reset:
 	p->in_sample = p->keep = p->skip_rest = p->after_frame = false;
 	p->offcpu = p->root_cut = false;
 	p->section = SEC_BLOCKED;
-	p->frames_len = p->ngroups = 0;
+	p->frames_len = p->ngroups = p->text_len = p->ntext = 0;
 }
 
 /* Rewrites the last group, a waker's frame, as tidy_waker() says. */
 static void waker_group(struct perf_parser *p)
 {
-	struct group *g = &p->groups[p->ngroups - 1];
+	struct group *g = own_last_group(p);
 	const char *names = p->frames + g->off;
 	size_t n;
 
@@ -214,6 +315,7 @@ static void waker_group(struct perf_parser *p)
 	p->frames = grow(p->frames, &p->frames_cap, g->off + n, 1);
 	memcpy(p->frames + g->off, p->name, n);
 	p->frames_len = g->off + n;
+	p->text_len = p->text_len - g->len + n;
 	g->len = n;
 }
 
@@ -222,20 +324,24 @@ static void waker_group(struct perf_parser *p)
  * folded name, unless --addrs shows it or the address is not plain hex.
  * Fewer bytes to hash, and lines that differ only by address share an
  * entry. */
-static const char *frame_key(const struct perf_parser *p, const char *s,
-			     size_t len, size_t *klen)
+static const char *frame_key_at(const struct perf_parser *p, const char *s,
+				size_t len, size_t i, size_t *klen)
 {
-	size_t i;
-
 	*klen = len;
 	if (p->o->include_addrs)
 		return s;
-	i = skip_xdigit_lower(s, 0, len);
 	if (i == 0 || (i < len && !is_space(s[i])) ||
 	    (i + 1 < len && s[i] == ' ' && s[i + 1] == '('))
 		return s;
 	*klen = len - i;
 	return s + i;
+}
+
+/* s[0..i) is the line's hex address, s[i] what follows it. */
+static const char *frame_key(const struct perf_parser *p, const char *s,
+			     size_t len, size_t *klen)
+{
+	return frame_key_at(p, s, len, skip_xdigit_lower(s, 0, len), klen);
 }
 
 /* The most a frame line may expand to ("[unknown]->[unknown]->..." with a
@@ -289,7 +395,7 @@ static bool add_frame(struct perf_parser *p, const struct frame_line *f,
 	}
 	if (pieces > 0) {
 		size_t bound = tidy_frame_bound(f, flen);
-		if (bound > FRAME_MAX_BYTES || p->frames_len + bound > STACK_MAX_BYTES)
+		if (bound > FRAME_MAX_BYTES || p->text_len + bound > STACK_MAX_BYTES)
 			return false;
 		p->frames = grow(p->frames, &p->frames_cap, p->frames_len + bound, 1);
 		n = tidy_frame(f, func, flen, p->java, inlined, p->o, p->frames + p->frames_len);
@@ -298,9 +404,12 @@ static bool add_frame(struct perf_parser *p, const struct frame_line *f,
 	if (p->cache) {
 		size_t klen;
 		const char *key = frame_key(p, line, len, &klen);
-		/* No frame yet: p->frames may still be NULL. */
-		frame_cache_put(p->cache, p->java, key, klen,
-				n ? p->frames + p->frames_len - n : "", n, pieces > 0);
+		if (frame_cache_takes(p->cache, klen, n)) {
+			/* No frame yet: p->frames may still be NULL. */
+			uint32_t id = pieces > 0 ? stack_ids_name(p->ids, n ? p->frames + p->frames_len - n : "", n)
+						 : NO_ID;
+			frame_cache_put(p->cache, p->java, key, klen, id, n, pieces > 0);
+		}
 	}
 	if (pieces > 0 && p->section == SEC_WAKER)
 		waker_group(p);
@@ -321,27 +430,56 @@ static bool on_frame(struct perf_parser *p, const struct frame_line *f,
 	return add_frame(p, f, line, len);
 }
 
-/* A frame line seen before: its names come from the cache. */
-static bool cached_frame(struct perf_parser *p, const char *s, size_t len)
+/* A frame line seen before, by its cache key: its names come from the
+ * cache. */
+static bool cached_key(struct perf_parser *p, const char *key, size_t klen)
 {
-	const char *text, *key;
-	size_t tlen, klen;
+	size_t tlen;
+	uint32_t id;
 	bool group;
 
-	if (!p->cache)
-		return false;
-	key = frame_key(p, s, len, &klen);
-	if (!frame_cache_get(p->cache, p->java, key, klen, &text, &tlen, &group))
+	if (!frame_cache_get(p->cache, p->java, key, klen, &id, &tlen, &group))
 		return false;
 	p->after_frame = true;
 	if (!p->keep || p->skip_rest || !group)
 		return true;
-	p->frames = grow(p->frames, &p->frames_cap, p->frames_len + tlen, 1);
-	memcpy(p->frames + p->frames_len, text, tlen);
-	add_group(p, tlen);
+	new_group(p, tlen, id);
+	p->idhash = stack_ids_mix(p->idhash, id);
+	stack_ids_prefetch(p->ids, p->idhash);
 	if (p->section == SEC_WAKER)
 		waker_group(p);
 	return true;
+}
+
+static bool cached_frame(struct perf_parser *p, const char *s, size_t len)
+{
+	const char *key;
+	size_t klen;
+
+	if (!p->cache)
+		return false;
+	key = frame_key(p, s, len, &klen);
+	return cached_key(p, key, klen);
+}
+
+enum fast { FAST_NONE, FAST_HIT, FAST_MISS };
+
+/*
+ * The frame line of a sample as perf script and prof-symbolize write it,
+ * a tab, the address and the rest, looked up in the frame cache without
+ * reading it byte by byte: the common case, in the order of the general
+ * one (a line with a tab first is neither blank, nor a comment, nor a
+ * srcline).  FAST_MISS: it was looked up, and is not there.
+ */
+static enum fast fast_frame(struct perf_parser *p, const char *s, size_t len)
+{
+	size_t addr, end, klen;
+	const char *key;
+
+	if (!p->cache || len < 32 || s[0] != '\t' || !ascii_indent_and_address(s, &addr, &end))
+		return FAST_NONE;
+	key = frame_key_at(p, s + addr, len - addr, end - addr, &klen);
+	return cached_key(p, key, klen) ? FAST_HIT : FAST_MISS;
 }
 
 /* The frame that names the thread of an event or waker line: its name,
@@ -388,11 +526,46 @@ static void cgroup_frame(struct perf_parser *p, const struct event_line *e)
 	p->cgname_len = len;
 }
 
+/* The id of name text[0..len), which is most often that of the last
+ * sample, last. */
+static uint32_t name_id(struct perf_parser *p, uint32_t last, const char *text, size_t len)
+{
+	size_t n;
+	const char *was;
+
+	if (last != NO_ID) {
+		was = stack_ids_text(p->ids, last, &n);
+		if (n == len && memcmp(was, text, len) == 0)
+			return last;
+	}
+	return stack_ids_name(p->ids, text, len);
+}
+
+/* The id of p->pname, the name of e's thread. */
+static uint32_t thread_name_id(struct perf_parser *p, const struct event_line *e)
+{
+	size_t h = e->comm_len;
+	struct name_memo *m;
+
+	for (size_t i = e->tid_len > 3 ? e->tid_len - 3 : 0; i < e->tid_len; i++)
+		h = h * 10 + (unsigned char)e->tid[i];
+	m = &p->memo[h % MEMO_SLOTS];
+	if (m->len == p->pname_len && p->pname_len <= MEMO_TEXT &&
+	    memcmp(m->text, p->pname, p->pname_len) == 0)
+		return m->id;
+	m->id = stack_ids_name(p->ids, p->pname, p->pname_len);
+	m->len = p->pname_len <= MEMO_TEXT ? (uint32_t)p->pname_len : UINT32_MAX;
+	memcpy(m->text, p->pname, p->pname_len <= MEMO_TEXT ? p->pname_len : 0);
+	return m->id;
+}
+
 static void start_sample(struct perf_parser *p, const struct event_line *e)
 {
 	if (p->in_sample)
 		end_sample(p);
 	p->in_sample = true;
+	if (p->cache)
+		frame_cache_restart(p->cache);
 	p->keep = event_wanted(&p->sel, e);
 	if (!p->keep)
 		return;
@@ -411,6 +584,17 @@ static void start_sample(struct perf_parser *p, const struct event_line *e)
 	p->pname_len = thread_frame(p, e, &p->pname, &p->pname_cap, 0);
 	if (p->o->cgroup)
 		cgroup_frame(p, e);
+	if (p->ids) {
+		p->pname_id = thread_name_id(p, e);
+		if (p->o->cgroup)
+			p->cgname_id = name_id(p, p->cgname_id, p->cgname, p->cgname_len);
+		/* As add_stack_ids() lays the key out. */
+		p->idhash = stack_ids_mix(STACK_IDS_SEED, p->offcpu);
+		if (!p->o->no_comm)
+			p->idhash = stack_ids_mix(p->idhash, p->pname_id);
+		if (p->o->cgroup)
+			p->idhash = stack_ids_mix(p->idhash, p->cgname_id);
+	}
 	if (e->rest) {
 		struct frame_line f;
 		if (parse_frame_line(e->rest, e->rest_len, &f))
@@ -465,22 +649,29 @@ static void on_srcline(struct perf_parser *p, const char *src, size_t len, bool 
 	if (!p->keep || p->ngroups == 0 || p->skip_rest)
 		return;
 	g = &p->groups[p->ngroups - 1];
-	if (g->off + g->len != p->frames_len)
+	if (g->id == NO_ID && g->off + g->len != p->frames_len)
 		return;
 	/* A waker's frame is marked _[w] alone. */
-	if (inlined && p->o->inline_annotate && p->section != SEC_WAKER &&
-	    frame_kind_of(p->frames + g->off, g->len, &shown) != KIND_INLINED) {
+	bool mark = inlined && p->o->inline_annotate && p->section != SEC_WAKER &&
+		    frame_kind_of(group_text(p, g), g->len, &shown) != KIND_INLINED;
+	bool context = p->o->context && len > 0;
+	if (!mark && !context)
+		return;
+	g = own_last_group(p);
+	if (mark) {
 		p->frames = grow(p->frames, &p->frames_cap, p->frames_len + FRAME_KIND_SUFFIX_LEN, 1);
 		size_t n = frame_kind_put(p->frames + p->frames_len, KIND_INLINED);
 		p->frames_len += n;
+		p->text_len += n;
 		g->len += n;
 	}
-	if (!p->o->context || len == 0)
+	if (!context)
 		return;
 	p->frames = grow(p->frames, &p->frames_cap, p->frames_len + len + 1, 1);
 	p->frames[p->frames_len++] = ':';
 	memcpy(p->frames + p->frames_len, src, len);
 	p->frames_len += len;
+	p->text_len += len + 1;
 	g->len += len + 1;
 }
 
@@ -492,7 +683,7 @@ static bool on_waker(struct perf_parser *p, const struct event_line *w)
 	p->after_frame = false;
 	if (!p->keep || p->section == SEC_CUT)
 		return true;
-	if (p->frames_len + w->comm_len + w->pid_len + w->tid_len > STACK_MAX_BYTES)
+	if (p->text_len + w->comm_len + w->pid_len + w->tid_len > STACK_MAX_BYTES)
 		return false;
 	end_section(p);
 	add_named_group(p, WAKER_SEPARATOR, sizeof(WAKER_SEPARATOR) - 1);
@@ -544,6 +735,7 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 
 	while ((s = lr_next(r, &len)) != NULL) {
 		size_t i;
+		enum fast fast = FAST_NONE;
 		/* A sample is added when the line after it ends it. */
 		if (p->agg->saturated != sat) {
 			sat = p->agg->saturated;
@@ -553,6 +745,8 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 			diag_not_text(&d, r->lineno - 1, p->agg->not_text - nt);
 			nt = p->agg->not_text;
 		}
+		if (p->in_sample && (fast = fast_frame(p, s, len)) == FAST_HIT)
+			continue;
 		i = skip_space(s, 0, len);
 		if (i == len) {
 			end_sample(p); /* a blank line ends a sample */
@@ -574,7 +768,7 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 			continue;
 		}
 		/* The frame line of a sample, seen before. */
-		if (p->in_sample && cached_frame(p, s + i, len - i))
+		if (p->in_sample && fast == FAST_NONE && cached_frame(p, s + i, len - i))
 			continue;
 		if (i == 0) {
 			/* As in the Perl tool, an event line is tried first:

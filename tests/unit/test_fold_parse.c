@@ -394,23 +394,116 @@ TEST(line_reader_blocks)
 TEST(frame_cache)
 {
 	struct frame_cache *c = frame_cache_new();
-	const char *t;
-	size_t n;
+	uint32_t id;
+	size_t tl;
 	bool g;
 
-	CHECK(!frame_cache_get(c, false, "1 f (/x)", 8, &t, &n, &g));
-	frame_cache_put(c, false, "1 f (/x)", 8, "f", 1, true);
-	CHECK(frame_cache_get(c, false, "1 f (/x)", 8, &t, &n, &g));
-	CHECK_STR(str(t, n), "f");
+	CHECK(!frame_cache_get(c, false, "1 f (/x)", 8, &id, &tl, &g));
+	CHECK(frame_cache_takes(c, 8, 1));
+	frame_cache_put(c, false, "1 f (/x)", 8, 42, 1, true);
+	CHECK(frame_cache_get(c, false, "1 f (/x)", 8, &id, &tl, &g));
+	CHECK_INT(id, 42);
+	CHECK_INT(tl, 1);
 	CHECK(g);
 	/* The same line in a java process is another entry. */
-	CHECK(!frame_cache_get(c, true, "1 f (/x)", 8, &t, &n, &g));
-	CHECK(!frame_cache_get(c, false, "1 f (/y)", 8, &t, &n, &g));
-	frame_cache_put(c, false, "1 (p) (/x)", 10, "", 0, false);
-	CHECK(frame_cache_get(c, false, "1 (p) (/x)", 10, &t, &n, &g));
+	CHECK(!frame_cache_get(c, true, "1 f (/x)", 8, &id, &tl, &g));
+	CHECK(!frame_cache_get(c, false, "1 f (/y)", 8, &id, &tl, &g));
+	/* Lines of 1 to 40 bytes are told from lines that differ from them
+	 * in any one byte, whichever way they are compared. */
+	const char a[] = "1234567890abcdefghijklmnopqrstuvwxyzABCD";
+	char b[sizeof(a)];
+	for (size_t n = 1; n < sizeof(a); n++) {
+		frame_cache_restart(c);
+		frame_cache_put(c, false, a, n, (uint32_t)n, n, true);
+		CHECK(frame_cache_get(c, false, a, n, &id, &tl, &g));
+		CHECK_INT(id, n);
+		for (size_t k = 0; k < n; k++) {
+			memcpy(b, a, sizeof(a));
+			b[k] = '#';
+			frame_cache_restart(c);
+			CHECK(!frame_cache_get(c, false, b, n, &id, &tl, &g));
+		}
+	}
+	frame_cache_put(c, false, "1 (p) (/x)", 10, 0, 0, false);
+	CHECK(frame_cache_get(c, false, "1 (p) (/x)", 10, &id, &tl, &g));
 	CHECK(!g);
-	CHECK_INT(n, 0);
+
+	/* A stack seen again: each line after the first is found as the one
+	 * that followed the line before, and one that does not follow is
+	 * still found, as a java line is not taken for another's. */
+	const char *st[] = { "1 a (/x)", "1 b (/x)", "1 c (/x)" };
+	frame_cache_restart(c);
+	for (uint32_t i = 0; i < 3; i++) {
+		CHECK(!frame_cache_get(c, false, st[i], 8, &id, &tl, &g));
+		frame_cache_put(c, false, st[i], 8, 100 + i, 1, true);
+	}
+	for (int round = 0; round < 2; round++) {
+		frame_cache_restart(c);
+		for (uint32_t i = 0; i < 3; i++) {
+			CHECK(frame_cache_get(c, false, st[i], 8, &id, &tl, &g));
+			CHECK_INT(id, 100 + i);
+		}
+	}
+	frame_cache_restart(c);
+	CHECK(frame_cache_get(c, false, st[0], 8, &id, &tl, &g));
+	CHECK(!frame_cache_get(c, true, st[1], 8, &id, &tl, &g));
+	CHECK(frame_cache_get(c, false, st[2], 8, &id, &tl, &g));
+	CHECK_INT(id, 102);
+	/* Lines and names too long to keep. */
+	CHECK(!frame_cache_takes(c, 4097, 1));
+	CHECK(!frame_cache_takes(c, 8, 16385));
 	frame_cache_free(c);
+}
+
+/* The hash of ids[0..n), as the parser makes it. */
+static uint64_t ids_hash(const uint32_t *ids, size_t n)
+{
+	uint64_t h = STACK_IDS_SEED;
+
+	for (size_t i = 0; i < n; i++)
+		h = stack_ids_mix(h, ids[i]);
+	return h;
+}
+
+TEST(stack_ids)
+{
+	struct stack_ids *s = stack_ids_new();
+	uint32_t a = stack_ids_name(s, "main", 4), b = stack_ids_name(s, "f;g", 3);
+	uint32_t seq[] = { a, b, a }, *idx;
+	const char *t;
+	size_t n;
+	bool created;
+
+	CHECK(a != b);
+	CHECK_INT(stack_ids_name(s, "main", 4), a);
+	t = stack_ids_text(s, b, &n);
+	CHECK_STR(str(t, n), "f;g");
+	idx = stack_ids_find(s, seq, 3, ids_hash(seq, 3), &created);
+	CHECK(created);
+	*idx = 7;
+	CHECK_INT(*stack_ids_find(s, seq, 3, ids_hash(seq, 3), &created), 7);
+	CHECK(!created);
+	/* A prefix is another stack. */
+	stack_ids_find(s, seq, 2, ids_hash(seq, 2), &created);
+	CHECK(created);
+	/* Stacks found again after the table grew many times, and a stack
+	 * whose hash is another's is told from it by its ids. */
+	for (uint32_t i = 0; i < 100000; i++) {
+		uint32_t k[2] = { i, i * 7 };
+		idx = stack_ids_find(s, k, 2, ids_hash(k, 2), &created);
+		CHECK(created);
+		*idx = i;
+	}
+	for (uint32_t i = 0; i < 100000; i += 997) {
+		uint32_t k[2] = { i, i * 7 };
+		CHECK_INT(*stack_ids_find(s, k, 2, ids_hash(k, 2), &created), i);
+		CHECK(!created);
+	}
+	uint32_t other[] = { 5, 6 }, k5[2] = { 5, 35 };
+	stack_ids_find(s, other, 2, ids_hash(k5, 2), &created);
+	CHECK(created);
+	CHECK_INT(*stack_ids_find(s, k5, 2, ids_hash(k5, 2), &created), 5);
+	stack_ids_free(s);
 }
 
 TEST(frame_line_without_dso)
