@@ -60,11 +60,9 @@ struct line_reader {
 	uint64_t lineno;    /* number of the line last returned */
 	int error;          /* errno of a failed read, 0 if none */
 	uint64_t bytes;     /* bytes read so far */
-	/* The newlines found ahead: those not yet returned in the 64
-	 * bytes before buf[scanned], one bit each, and none in the bytes
-	 * between start and them. */
-	size_t scanned;
-	uint64_t newlines;
+	/* Bit i of newlines[k]: buf[64 * k + i] is a newline, for the
+	 * bytes before end. */
+	uint64_t *newlines;
 };
 
 #define LINE_MAX_BYTES (16u << 20) /* longer lines are cut to this */
@@ -75,23 +73,34 @@ void lr_free(struct line_reader *r);
  * NULL at the end of input or on a read error (r->error). */
 const char *lr_next_scan(struct line_reader *r, size_t *len);
 
-/* lr_next_scan(), inline while the newline is one already found. */
+/* lr_next_scan(), inline while the newline is one already read. */
 static inline const char *lr_next(struct line_reader *r, size_t *len)
 {
-	char *line, *nl;
+	size_t k = r->start / 64, nl;
+	uint64_t m;
+	char *line;
 
-	if (!r->newlines)
+	if (r->start >= r->end)
 		return lr_next_scan(r, len);
-	nl = r->buf + r->scanned - 64 + __builtin_ctzll(r->newlines);
-	r->newlines &= r->newlines - 1;
+	m = r->newlines[k] >> (r->start % 64);
+	if (m) {
+		nl = r->start + (size_t)__builtin_ctzll(m);
+	} else {
+		do
+			if (++k * 64 >= r->end)
+				return lr_next_scan(r, len);
+		while (!(m = r->newlines[k]));
+		nl = k * 64 + (size_t)__builtin_ctzll(m);
+	}
 	line = r->buf + r->start;
-	*len = (size_t)(nl - line);
-	r->start = (size_t)(nl - r->buf) + 1;
+	*len = nl - r->start;
+	r->start = nl + 1;
 	r->lineno++;
 	if (*len && line[*len - 1] == '\r')
 		(*len)--;
 	return line;
 }
+
 /* Fills the buffer and returns what is buffered, for format detection. */
 const char *lr_peek(struct line_reader *r, size_t *len);
 

@@ -8,9 +8,9 @@
  *
  * Most lines of perf script are short (a frame line is some 70 bytes), so
  * a call of memchr() a line costs more in its setup than in its search.
- * Instead the newlines are found 64 bytes at a time, into a bit mask,
- * and each line is then one bit: memchr() is left for the end of the
- * buffer and for long lines.
+ * Instead the newlines of each read are marked in a bit map as it comes,
+ * 64 bytes at a time (four SSE2 compares), and each line is then the
+ * next bit set: inline, a load and a count of trailing zeros.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -26,6 +26,14 @@
 #define BLOCK (1u << 20)
 /* Reads of this size stay in the cache between the copy and the parse. */
 #define READ_MAX (128u << 10)
+/* The bit map reads whole 64-byte blocks, the last one past the end. */
+#define SLACK 64
+
+static void alloc(struct line_reader *r)
+{
+	r->buf = xrealloc(r->buf, r->cap + SLACK);
+	r->newlines = xreallocarray(r->newlines, r->cap / 64 + 1, sizeof(*r->newlines));
+}
 
 void lr_init(struct line_reader *r, int fd, const char *name)
 {
@@ -33,13 +41,46 @@ void lr_init(struct line_reader *r, int fd, const char *name)
 	r->fd = fd;
 	r->name = name;
 	r->cap = 4 * BLOCK;
-	r->buf = xmalloc(r->cap);
+	alloc(r);
 }
 
 void lr_free(struct line_reader *r)
 {
 	free(r->buf);
+	free(r->newlines);
 	r->buf = NULL;
+	r->newlines = NULL;
+}
+
+/* The newlines of p[0..64), bit i for p[i]. */
+static uint64_t newline_mask(const char *p)
+{
+#ifdef __SSE2__
+	const __m128i nl = _mm_set1_epi8('\n');
+#define NL16(i) ((uint64_t)(unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8( \
+	_mm_loadu_si128((const __m128i *)(p + 16 * (i))), nl)) << (16 * (i)))
+
+	return NL16(0) | NL16(1) | NL16(2) | NL16(3);
+#undef NL16
+#else
+	uint64_t m = 0;
+
+	for (int i = 0; i < 64; i++)
+		m |= (uint64_t)(p[i] == '\n') << i;
+	return m;
+#endif
+}
+
+/* Marks the newlines of the blocks from the one holding buf[from] to the
+ * end; none past it. */
+static void mark(struct line_reader *r, size_t from)
+{
+	for (size_t k = from / 64; k * 64 < r->end; k++) {
+		uint64_t m = newline_mask(r->buf + k * 64);
+		if (r->end - k * 64 < 64)
+			m &= (1ull << (r->end - k * 64)) - 1;
+		r->newlines[k] = m;
+	}
 }
 
 /* Reads more input after the buffered bytes; false at end or on error. */
@@ -55,16 +96,15 @@ static bool fill(struct line_reader *r)
 			     r->cap - r->end < BLOCK)) {
 		memmove(r->buf, r->buf + r->start, r->end - r->start);
 		r->end -= r->start;
-		/* Modulo 2^64, the window's bits keep their meaning. */
-		r->scanned -= r->start;
 		r->start = 0;
+		mark(r, 0);
 	}
 	if (r->cap - r->end < BLOCK / 4) {
 		if (r->cap < LINE_MAX_BYTES + BLOCK) {
 			r->cap *= 2;
 			if (r->cap > LINE_MAX_BYTES + 2 * BLOCK)
 				r->cap = LINE_MAX_BYTES + 2 * BLOCK;
-			r->buf = xrealloc(r->buf, r->cap);
+			alloc(r);
 		} else {
 			/* A line longer than LINE_MAX_BYTES: keep its head
 			 * and drop the rest up to its newline. */
@@ -82,8 +122,10 @@ static bool fill(struct line_reader *r)
 		r->eof = true;
 		return false;
 	}
+	size_t was = r->end;
 	r->end += (size_t)n;
 	r->bytes += (uint64_t)n;
+	mark(r, was);
 	return true;
 }
 
@@ -95,82 +137,48 @@ const char *lr_peek(struct line_reader *r, size_t *len)
 	return r->buf + r->start;
 }
 
-#ifdef __SSE2__
-/* The newlines of p[0..64), bit i for p[i]. */
-static inline uint64_t newline_mask(const char *p)
+/* The first newline in buf[from..end), or NULL. */
+static char *find_newline(const struct line_reader *r, size_t from)
 {
-	const __m128i nl = _mm_set1_epi8('\n');
-#define NL16(i) ((uint64_t)(unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8( \
-	_mm_loadu_si128((const __m128i *)(p + 16 * (i))), nl)) << (16 * (i)))
+	size_t k = from / 64;
+	uint64_t m;
 
-	return NL16(0) | NL16(1) | NL16(2) | NL16(3);
-#undef NL16
-}
-#endif
-
-/* The next newline from the masks, at or after r->start; NULL when none
- * is within the whole 64-byte blocks buffered. */
-static char *next_newline(struct line_reader *r)
-{
-#ifdef __SSE2__
-	if (r->scanned < r->start) {
-		r->scanned = r->start;
-		r->newlines = 0;
-	}
-	while (!r->newlines) {
-		if (r->end - r->scanned < 64)
+	if (from >= r->end)
+		return NULL;
+	m = r->newlines[k] & (~0ull << (from % 64));
+	while (!m) {
+		if (++k * 64 >= r->end)
 			return NULL;
-		r->newlines = newline_mask(r->buf + r->scanned);
-		r->scanned += 64;
+		m = r->newlines[k];
 	}
-	char *nl = r->buf + r->scanned - 64 + __builtin_ctzll(r->newlines);
-	r->newlines &= r->newlines - 1;
-	return nl;
-#else
-	(void)r;
-	return NULL;
-#endif
+	return r->buf + k * 64 + (size_t)__builtin_ctzll(m);
 }
 
 const char *lr_next_scan(struct line_reader *r, size_t *len)
 {
-	size_t scan, off;
+	size_t scan = r->start, off;
 	char *line, *nl;
 
-	if ((nl = next_newline(r)) != NULL)
-		goto found;
-	/* What the masks saw holds no newline. */
-	scan = r->scanned > r->start ? r->scanned : r->start;
-	if (scan > r->end)
-		scan = r->end;
-	for (;;) {
-		nl = memchr(r->buf + scan, '\n', r->end - scan);
-		if (nl) {
-			if (r->skipping) {
-				/* Drop what lies between the cut and the
-				 * newline. */
-				size_t cut = r->start + LINE_MAX_BYTES;
-				size_t at = (size_t)(nl - r->buf);
-				memmove(r->buf + cut, nl, r->end - at);
-				r->end = cut + (r->end - at);
-				nl = r->buf + cut;
-				r->skipping = false;
-			}
-			break;
-		}
-		if (r->skipping)
+	while ((nl = find_newline(r, scan)) == NULL) {
+		if (r->skipping) {
 			r->end = r->start + LINE_MAX_BYTES;
+			mark(r, r->end);
+		}
 		off = r->end - r->start; /* fill() may move start */
 		if (!fill(r))
 			goto last;
 		scan = r->start + off;
-		if (scan > r->end)
-			scan = r->end;
 	}
-	/* The masks start again after this line. */
-	r->scanned = (size_t)(nl - r->buf) + 1;
-	r->newlines = 0;
-found:
+	if (r->skipping) {
+		/* Drop what lies between the cut and the newline. */
+		size_t cut = r->start + LINE_MAX_BYTES;
+		size_t at = (size_t)(nl - r->buf);
+		memmove(r->buf + cut, nl, r->end - at);
+		r->end = cut + (r->end - at);
+		mark(r, cut);
+		nl = r->buf + cut;
+		r->skipping = false;
+	}
 	line = r->buf + r->start;
 	*len = (size_t)(nl - line);
 	r->start = (size_t)(nl - r->buf) + 1;
@@ -178,8 +186,6 @@ found:
 last:
 	/* The final line has no newline. */
 	r->skipping = false;
-	r->scanned = r->end;
-	r->newlines = 0;
 	if (r->start == r->end)
 		return NULL;
 	line = r->buf + r->start;
