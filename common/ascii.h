@@ -104,6 +104,17 @@ static inline size_t skip_xdigit_lower(const char *s, size_t i, size_t len)
 static inline bool ascii_indent_and_address(const char *s, size_t *addr, size_t *end)
 {
 #ifdef __SSE2__
+	/* perf's own layout first, "\t%16lx ": spaces then hex digits in
+	 * s[1..17), and a space after. */
+	__m128i f = _mm_loadu_si128((const __m128i *)(s + 1));
+	unsigned int sp = (unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8(f, _mm_set1_epi8(' ')));
+	unsigned int hx = (unsigned int)_mm_movemask_epi8(
+		_mm_or_si128(ascii_in_range(f, '0', 9), ascii_in_range(f, 'a', 5)));
+	if (s[0] == '\t' && s[17] == ' ' && (sp | hx) == 0xffff && hx && (sp & (sp + 1)) == 0) {
+		*addr = 1 + (size_t)__builtin_ctz(~sp);
+		*end = 17;
+		return true;
+	}
 	__m128i v0 = _mm_loadu_si128((const __m128i *)s);
 	__m128i v1 = _mm_loadu_si128((const __m128i *)(s + 16));
 #define ASCII_MASK32(f) ((uint64_t)(unsigned int)_mm_movemask_epi8(f(v0)) | \

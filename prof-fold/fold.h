@@ -11,6 +11,7 @@
  *   tidy.c               frame names: offsets, tidying, annotations
  *   folded_parse.c       folded stacks -> stacks (merge, re-filter)
  *   frame_cache.c        frame line -> folded name, for repeated lines
+ *                        (frame_cache.h: its layout and inline lookup)
  *   stack_ids.c          folded names and stacks by id, for repeated samples
  *   fold_output.c        stack -> count aggregation, filters, sorted output
  *
@@ -207,26 +208,6 @@ size_t tidy_waker(const char *names, size_t len, char *out);
 /* The argument-list cut of tidy_generic, on a single name; returns the
  * length to keep. */
 size_t tidy_cut_args(const char *s, size_t len);
-
-/* --- frame_cache.c ------------------------------------------------------ */
-
-struct frame_cache;
-
-struct frame_cache *frame_cache_new(void);
-void frame_cache_free(struct frame_cache *c);
-/* The id of the folded names of a frame line seen before, their length,
- * and whether the line adds a frame at all.  Lines come in the order of
- * a stack: the line after one is guessed from what followed it before. */
-bool frame_cache_get(struct frame_cache *c, bool java, const char *line,
-		     size_t len, uint32_t *id, size_t *tlen, bool *group);
-/* The next line is the first of a stack: it follows no other. */
-void frame_cache_restart(struct frame_cache *c);
-/* Whether a line of len bytes, whose names are tlen bytes, would be kept
- * now: those that would not need no id. */
-bool frame_cache_takes(const struct frame_cache *c, size_t len, size_t tlen);
-/* Keeps a line that frame_cache_get() did not find, just after it. */
-void frame_cache_put(struct frame_cache *c, bool java, const char *line,
-		     size_t len, uint32_t id, size_t tlen, bool group);
 
 /* --- stack_ids.c -------------------------------------------------------- */
 

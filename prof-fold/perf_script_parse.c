@@ -24,6 +24,7 @@
 #include "offcpu_words.h"
 #include "fold.h"
 #include "folded.h"
+#include "frame_cache.h"
 #include "frame_kind.h"
 #include "frames_header.h"
 
@@ -161,12 +162,13 @@ const char *perf_parser_unit(const struct perf_parser *p)
 	return event_select_unit(&p->sel);
 }
 
-static struct group *new_group(struct perf_parser *p, size_t len, uint32_t id)
+static inline struct group *new_group(struct perf_parser *p, size_t len, uint32_t id)
 {
 	struct group *g;
 
-	p->groups = grow(p->groups, &p->groups_cap, p->ngroups + 1,
-			 sizeof(*p->groups));
+	if (p->ngroups == p->groups_cap)
+		p->groups = grow(p->groups, &p->groups_cap, p->ngroups + 1,
+				 sizeof(*p->groups));
 	g = &p->groups[p->ngroups++];
 	g->off = p->frames_len;
 	g->len = len;
@@ -238,6 +240,13 @@ static void put_frame(char *key, size_t *len, bool *any, const char *s, size_t n
 	*any = true;
 	memcpy(key + *len, s, n);
 	*len += n;
+}
+
+/* The stack so far has a group of this id after the others. */
+static void hash_id(struct perf_parser *p, uint32_t id)
+{
+	p->idhash = stack_ids_mix(p->idhash, id);
+	stack_ids_prefetch(p->ids, p->idhash);
 }
 
 /* Adds the sample's stack by its text; returns its index in the
@@ -324,7 +333,7 @@ static void waker_group(struct perf_parser *p)
  * folded name, unless --addrs shows it or the address is not plain hex.
  * Fewer bytes to hash, and lines that differ only by address share an
  * entry. */
-static const char *frame_key_at(const struct perf_parser *p, const char *s,
+static inline const char *frame_key_at(const struct perf_parser *p, const char *s,
 				size_t len, size_t i, size_t *klen)
 {
 	*klen = len;
@@ -405,9 +414,14 @@ static bool add_frame(struct perf_parser *p, const struct frame_line *f,
 		size_t klen;
 		const char *key = frame_key(p, line, len, &klen);
 		if (frame_cache_takes(p->cache, klen, n)) {
-			/* No frame yet: p->frames may still be NULL. */
-			uint32_t id = pieces > 0 ? stack_ids_name(p->ids, n ? p->frames + p->frames_len - n : "", n)
-						 : NO_ID;
+			uint32_t id = NO_ID;
+			if (pieces > 0) {
+				id = stack_ids_name(p->ids, p->frames + p->frames_len - n, n);
+				/* The sample goes by ids from its first time. */
+				p->groups[p->ngroups - 1].id = id;
+				p->ntext--;
+				hash_id(p, id);
+			}
 			frame_cache_put(p->cache, p->java, key, klen, id, n, pieces > 0);
 		}
 	}
@@ -434,18 +448,15 @@ static bool on_frame(struct perf_parser *p, const struct frame_line *f,
  * cache. */
 static bool cached_key(struct perf_parser *p, const char *key, size_t klen)
 {
-	size_t tlen;
-	uint32_t id;
-	bool group;
+	const struct fc_entry *e = frame_cache_get(p->cache, p->java, key, klen);
 
-	if (!frame_cache_get(p->cache, p->java, key, klen, &id, &tlen, &group))
+	if (!e)
 		return false;
 	p->after_frame = true;
-	if (!p->keep || p->skip_rest || !group)
+	if (!p->keep || p->skip_rest || !(e->klen & FC_GROUP))
 		return true;
-	new_group(p, tlen, id);
-	p->idhash = stack_ids_mix(p->idhash, id);
-	stack_ids_prefetch(p->ids, p->idhash);
+	new_group(p, e->tlen, e->id);
+	hash_id(p, e->id);
 	if (p->section == SEC_WAKER)
 		waker_group(p);
 	return true;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "fold.h"
+#include "frame_cache.h"
 #include "unit.h"
 
 #define EV(line) parse_event_line(line, strlen(line), &e)
@@ -391,6 +392,21 @@ TEST(line_reader_blocks)
 	read_lines(70, true);
 }
 
+/* frame_cache_get() as the parser used it: the id, names' length and
+ * group flag of a line, or false. */
+static bool fc_get(struct frame_cache *c, bool java, const char *line, size_t len,
+		   uint32_t *id, size_t *tlen, bool *group)
+{
+	const struct fc_entry *e = frame_cache_get(c, java, line, len);
+
+	if (!e)
+		return false;
+	*id = e->id;
+	*tlen = e->tlen;
+	*group = e->klen & FC_GROUP;
+	return true;
+}
+
 TEST(frame_cache)
 {
 	struct frame_cache *c = frame_cache_new();
@@ -398,16 +414,16 @@ TEST(frame_cache)
 	size_t tl;
 	bool g;
 
-	CHECK(!frame_cache_get(c, false, "1 f (/x)", 8, &id, &tl, &g));
+	CHECK(!fc_get(c, false, "1 f (/x)", 8, &id, &tl, &g));
 	CHECK(frame_cache_takes(c, 8, 1));
 	frame_cache_put(c, false, "1 f (/x)", 8, 42, 1, true);
-	CHECK(frame_cache_get(c, false, "1 f (/x)", 8, &id, &tl, &g));
+	CHECK(fc_get(c, false, "1 f (/x)", 8, &id, &tl, &g));
 	CHECK_INT(id, 42);
 	CHECK_INT(tl, 1);
 	CHECK(g);
 	/* The same line in a java process is another entry. */
-	CHECK(!frame_cache_get(c, true, "1 f (/x)", 8, &id, &tl, &g));
-	CHECK(!frame_cache_get(c, false, "1 f (/y)", 8, &id, &tl, &g));
+	CHECK(!fc_get(c, true, "1 f (/x)", 8, &id, &tl, &g));
+	CHECK(!fc_get(c, false, "1 f (/y)", 8, &id, &tl, &g));
 	/* Lines of 1 to 40 bytes are told from lines that differ from them
 	 * in any one byte, whichever way they are compared. */
 	const char a[] = "1234567890abcdefghijklmnopqrstuvwxyzABCD";
@@ -415,17 +431,17 @@ TEST(frame_cache)
 	for (size_t n = 1; n < sizeof(a); n++) {
 		frame_cache_restart(c);
 		frame_cache_put(c, false, a, n, (uint32_t)n, n, true);
-		CHECK(frame_cache_get(c, false, a, n, &id, &tl, &g));
+		CHECK(fc_get(c, false, a, n, &id, &tl, &g));
 		CHECK_INT(id, n);
 		for (size_t k = 0; k < n; k++) {
 			memcpy(b, a, sizeof(a));
 			b[k] = '#';
 			frame_cache_restart(c);
-			CHECK(!frame_cache_get(c, false, b, n, &id, &tl, &g));
+			CHECK(!fc_get(c, false, b, n, &id, &tl, &g));
 		}
 	}
 	frame_cache_put(c, false, "1 (p) (/x)", 10, 0, 0, false);
-	CHECK(frame_cache_get(c, false, "1 (p) (/x)", 10, &id, &tl, &g));
+	CHECK(fc_get(c, false, "1 (p) (/x)", 10, &id, &tl, &g));
 	CHECK(!g);
 
 	/* A stack seen again: each line after the first is found as the one
@@ -434,20 +450,20 @@ TEST(frame_cache)
 	const char *st[] = { "1 a (/x)", "1 b (/x)", "1 c (/x)" };
 	frame_cache_restart(c);
 	for (uint32_t i = 0; i < 3; i++) {
-		CHECK(!frame_cache_get(c, false, st[i], 8, &id, &tl, &g));
+		CHECK(!fc_get(c, false, st[i], 8, &id, &tl, &g));
 		frame_cache_put(c, false, st[i], 8, 100 + i, 1, true);
 	}
 	for (int round = 0; round < 2; round++) {
 		frame_cache_restart(c);
 		for (uint32_t i = 0; i < 3; i++) {
-			CHECK(frame_cache_get(c, false, st[i], 8, &id, &tl, &g));
+			CHECK(fc_get(c, false, st[i], 8, &id, &tl, &g));
 			CHECK_INT(id, 100 + i);
 		}
 	}
 	frame_cache_restart(c);
-	CHECK(frame_cache_get(c, false, st[0], 8, &id, &tl, &g));
-	CHECK(!frame_cache_get(c, true, st[1], 8, &id, &tl, &g));
-	CHECK(frame_cache_get(c, false, st[2], 8, &id, &tl, &g));
+	CHECK(fc_get(c, false, st[0], 8, &id, &tl, &g));
+	CHECK(!fc_get(c, true, st[1], 8, &id, &tl, &g));
+	CHECK(fc_get(c, false, st[2], 8, &id, &tl, &g));
 	CHECK_INT(id, 102);
 	/* Lines and names too long to keep. */
 	CHECK(!frame_cache_takes(c, 4097, 1));
