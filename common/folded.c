@@ -84,12 +84,11 @@ bool folded_count_u64(const struct folded_count *c, uint64_t *v)
 
 	if (!c->whole)
 		return false;
-	for (size_t i = 0; i < c->len; i++) {
-		unsigned d = (unsigned)(c->s[i] - '0');
-		if (x > (UINT64_MAX - d) / 10)
+	/* Overflow as the operations tell it: no division a digit. */
+	for (size_t i = 0; i < c->len; i++)
+		if (__builtin_mul_overflow(x, 10, &x) ||
+		    __builtin_add_overflow(x, (uint64_t)(c->s[i] - '0'), &x))
 			return false;
-		x = x * 10 + d;
-	}
 	*v = x;
 	return true;
 }

@@ -12,16 +12,19 @@
 #include "fold.h"
 #include "offcpu_words.h"
 
-/* period * 10 + digit, kept at UINT64_MAX past it. */
+/* period * 10 + digit, kept at UINT64_MAX past it.  The overflow is the
+ * multiplication's and addition's own: a test by division, a digit at a
+ * time, cost more than the rest of the event line. */
 static void add_digit(struct event_line *e, char c)
 {
-	uint64_t d = (uint64_t)(c - '0');
+	uint64_t v;
 
-	if (e->period > (UINT64_MAX - d) / 10) {
+	if (__builtin_mul_overflow(e->period, 10, &v) ||
+	    __builtin_add_overflow(v, (uint64_t)(c - '0'), &v)) {
 		e->period = UINT64_MAX;
 		e->period_saturated = true;
 	} else {
-		e->period = e->period * 10 + d;
+		e->period = v;
 	}
 }
 
