@@ -101,7 +101,8 @@ static inline size_t skip_xdigit_lower(const char *s, size_t i, size_t len)
  * 32nd byte (or without SSE2): the caller then reads byte by byte.  s
  * must have 32 bytes.
  */
-static inline bool ascii_indent_and_address(const char *s, size_t *addr, size_t *end)
+static inline __attribute__((always_inline)) bool
+ascii_indent_and_address(const char *s, size_t *addr, size_t *end)
 {
 #ifdef __SSE2__
 	/* perf's own layout first, "\t%16lx ": spaces then hex digits in

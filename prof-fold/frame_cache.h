@@ -14,6 +14,10 @@
 #include <emmintrin.h>
 #endif
 
+/* The hot path is inlined where it is used, which gcc does not do by
+ * itself for a function this size used twice. */
+#define FC_INLINE static inline __attribute__((always_inline))
+
 #define FC_SLOTS (1u << 16)
 #define FC_LINE_MAX 4096 /* longer lines are not cached */
 /* Nor are lines whose names are longer ("[unknown]->..." names the dso
@@ -33,7 +37,8 @@ struct fc_entry {
 	uint32_t tlen;	/* its folded names' length */
 	uint32_t id;	/* their id (stack_ids.c) */
 	uint32_t next;	/* the entry of the line that followed it last; 0: none */
-	uint32_t next2; /* and of the line after that */
+	uint32_t other; /* the one that followed it before that one */
+	uint32_t next2; /* the entry of the line after the next */
 };
 
 #define FC_GROUP (1u << 31) /* the line adds a frame */
@@ -67,7 +72,7 @@ const struct fc_entry *frame_cache_lookup(struct frame_cache *c, bool java, cons
 /* memcmp() == 0 for the short lengths of frame lines, without a call:
  * sixteen bytes at a time (eight without SSE2), the last ones
  * overlapping the others. */
-static inline bool fc_same_bytes(const char *a, const char *b, size_t n)
+FC_INLINE bool fc_same_bytes(const char *a, const char *b, size_t n)
 {
 	uint64_t x, y;
 
@@ -99,12 +104,12 @@ static inline bool fc_same_bytes(const char *a, const char *b, size_t n)
 	return x == y;
 }
 
-static inline struct fc_entry *fc_entry_at(const struct frame_cache *c, uint32_t off)
+FC_INLINE struct fc_entry *fc_entry_at(const struct frame_cache *c, uint32_t off)
 {
 	return (struct fc_entry *)(c->arena + off);
 }
 
-static inline bool fc_is_entry_of(const struct fc_entry *e, uint32_t flags, const char *line,
+FC_INLINE bool fc_is_entry_of(const struct fc_entry *e, uint32_t flags, const char *line,
 				  size_t len)
 {
 	return (e->klen & ~FC_GROUP) == (flags | (uint32_t)len) &&
@@ -114,13 +119,16 @@ static inline bool fc_is_entry_of(const struct fc_entry *e, uint32_t flags, cons
 /* The line looked up is entry off's, after those of prev and prev2: the
  * entries learn what follows them, and what will follow this one is
  * fetched. */
-static inline const struct fc_entry *fc_follows(struct frame_cache *c, uint32_t off,
+FC_INLINE const struct fc_entry *fc_follows(struct frame_cache *c, uint32_t off,
 						uint32_t prev, uint32_t prev2)
 {
 	struct fc_entry *e = fc_entry_at(c, off);
 
-	if (prev && fc_entry_at(c, prev)->next != off)
-		fc_entry_at(c, prev)->next = off;
+	if (prev && fc_entry_at(c, prev)->next != off) {
+		struct fc_entry *p = fc_entry_at(c, prev);
+		p->other = p->next;
+		p->next = off;
+	}
 	if (prev2 && fc_entry_at(c, prev2)->next2 != off)
 		fc_entry_at(c, prev2)->next2 = off;
 	c->prev = off;
@@ -137,7 +145,7 @@ static inline const struct fc_entry *fc_follows(struct frame_cache *c, uint32_t 
  * from what followed it before.  On an input whose lines hardly repeat,
  * the cache stands aside for a while, and finds nothing.
  */
-static inline const struct fc_entry *frame_cache_get(struct frame_cache *c, bool java,
+FC_INLINE const struct fc_entry *frame_cache_get(struct frame_cache *c, bool java,
 						     const char *line, size_t len)
 {
 	uint32_t prev = c->prev, prev2 = c->prev2, flags = java ? FC_JAVA : 0, next;
@@ -154,11 +162,15 @@ static inline const struct fc_entry *frame_cache_get(struct frame_cache *c, bool
 			c->paused = FC_PAUSE_WINDOWS * FC_WINDOW;
 		c->lookups = c->hits = 0;
 	}
-	/* The line after the last one, or else the one two lines after
-	 * the one before: a caller seen before over a callee that was not. */
+	/* The line that followed the last one last time; the one two lines
+	 * after the one before (a caller seen before, over a callee that
+	 * was not); the line that followed the last one the time before (a
+	 * function called from two places). */
 	if (prev && (((next = fc_entry_at(c, prev)->next) &&
 		      fc_is_entry_of(fc_entry_at(c, next), flags, line, len)) ||
 		     (prev2 && (next = fc_entry_at(c, prev2)->next2) &&
+		      fc_is_entry_of(fc_entry_at(c, next), flags, line, len)) ||
+		     ((next = fc_entry_at(c, prev)->other) &&
 		      fc_is_entry_of(fc_entry_at(c, next), flags, line, len)))) {
 		c->hits++;
 		return fc_follows(c, next, prev, prev2);

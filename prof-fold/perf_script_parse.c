@@ -482,7 +482,7 @@ enum fast { FAST_NONE, FAST_HIT, FAST_MISS };
  * one (a line with a tab first is neither blank, nor a comment, nor a
  * srcline).  FAST_MISS: it was looked up, and is not there.
  */
-static enum fast fast_frame(struct perf_parser *p, const char *s, size_t len)
+static inline enum fast fast_frame(struct perf_parser *p, const char *s, size_t len)
 {
 	size_t addr, end, klen;
 	const char *key;
@@ -491,6 +491,44 @@ static enum fast fast_frame(struct perf_parser *p, const char *s, size_t len)
 		return FAST_NONE;
 	key = frame_key_at(p, s + addr, len - addr, end - addr, &klen);
 	return cached_key(p, key, klen) ? FAST_HIT : FAST_MISS;
+}
+
+/*
+ * The frame lines of a sample, back to back, while fast_frame() finds
+ * them: most lines of an input.  None of them can end a sample or change
+ * the aggregate, so the general loop's tests are left out, and so is
+ * what cannot change from one to the next in the common case (a sample
+ * kept, of one thread's stack).  Returns the first line that is not
+ * one, with what fast_frame() said of it; NULL at the end of the input.
+ */
+static const char *frame_run(struct perf_parser *p, struct line_reader *r, const char *s,
+			     size_t *len, enum fast *fast)
+{
+	size_t addr, end, klen;
+	const char *key;
+	const struct fc_entry *e;
+
+	if (!p->cache || !p->keep || p->skip_rest || p->section != SEC_BLOCKED ||
+	    p->o->include_addrs) {
+		*fast = fast_frame(p, s, *len);
+		return s;
+	}
+	for (;; s = lr_next(r, len)) {
+		if (!s)
+			return NULL;
+		*fast = FAST_NONE;
+		if (*len < 32 || s[0] != '\t' || !ascii_indent_and_address(s, &addr, &end))
+			return s;
+		key = frame_key_at(p, s + addr, *len - addr, end - addr, &klen);
+		*fast = FAST_MISS;
+		if (!(e = frame_cache_get(p->cache, p->java, key, klen)))
+			return s;
+		p->after_frame = true;
+		if (e->klen & FC_GROUP) {
+			new_group(p, e->tlen, e->id);
+			hash_id(p, e->id);
+		}
+	}
 }
 
 /* The frame that names the thread of an event or waker line: its name,
@@ -756,8 +794,12 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 			diag_not_text(&d, r->lineno - 1, p->agg->not_text - nt);
 			nt = p->agg->not_text;
 		}
-		if (p->in_sample && (fast = fast_frame(p, s, len)) == FAST_HIT)
-			continue;
+		if (p->in_sample) {
+			if (!(s = frame_run(p, r, s, &len, &fast)))
+				break;
+			if (fast == FAST_HIT)
+				continue;
+		}
 		i = skip_space(s, 0, len);
 		if (i == len) {
 			end_sample(p); /* a blank line ends a sample */
