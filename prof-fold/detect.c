@@ -62,7 +62,7 @@ enum fold_format detect_format(const char *buf, size_t len, const char **refuse)
 			 * script only if it starts like an event line. */
 			if (p == end && s + n == end) {
 				struct event_line e;
-				return parse_event_line(s, n, &e) ? FMT_PERF : FMT_FOLDED;
+				return parse_event_line(s, n, &e, NULL) ? FMT_PERF : FMT_FOLDED;
 			}
 			return FMT_PERF;
 		}

@@ -29,8 +29,9 @@ static void add_digit(struct event_line *e, char c)
 }
 
 /* The "TIME: PERIOD EVENT:" end of an event line, as the Perl pattern
- * /:\s*(\d+)*\s+(\S+):\s*$/ reads it. */
-static bool parse_event_tail(const char *s, size_t len, struct event_line *e)
+ * /:\s*(\d+)*\s+(\S+):\s*$/ reads it; *from is the first byte it read
+ * (the time's colon, or the period's when it has none). */
+static bool read_event_tail(const char *s, size_t len, struct event_line *e, size_t *from)
 {
 	size_t end = len, ts, i;
 
@@ -50,6 +51,7 @@ static bool parse_event_tail(const char *s, size_t len, struct event_line *e)
 		return false;
 	e->period = 0;
 	e->period_saturated = false;
+	*from = i - 1;
 	if (s[i - 1] != ':') {
 		size_t d = i;
 		while (d > 0 && is_digit(s[d - 1]))
@@ -63,9 +65,38 @@ static bool parse_event_tail(const char *s, size_t len, struct event_line *e)
 			return false;
 		for (size_t k = d; k < i; k++)
 			add_digit(e, s[k]);
+		*from = c - 1;
 	}
 	e->event = s + ts;
 	e->event_len = end - 1 - ts;
+	return true;
+}
+
+/* read_event_tail(), or what it said of the last line that ended with
+ * the same bytes: it reads nothing before them, so it would say it
+ * again. */
+static bool parse_event_tail(const char *s, size_t len, struct event_line *e,
+			     struct event_memo *m)
+{
+	size_t from;
+
+	if (m && m->len && m->len <= len && memcmp(s + len - m->len, m->tail, m->len) == 0) {
+		e->event = s + len - m->event_back;
+		e->event_len = m->event_len;
+		e->period = m->period;
+		e->period_saturated = m->saturated;
+		return true;
+	}
+	if (!read_event_tail(s, len, e, &from))
+		return false;
+	if (m && len - from <= sizeof(m->tail)) {
+		m->len = len - from;
+		memcpy(m->tail, s + from, m->len);
+		m->event_back = (size_t)(s + len - e->event);
+		m->event_len = e->event_len;
+		m->period = e->period;
+		m->saturated = e->period_saturated;
+	}
 	return true;
 }
 
@@ -177,7 +208,7 @@ static bool parse_event_with_frame(const char *s, size_t len, size_t from,
  * '/' and a second number.  The Perl pattern wants two characters or more;
  * a one-character command is accepted here.
  */
-bool parse_event_line(const char *s, size_t len, struct event_line *e)
+bool parse_event_line(const char *s, size_t len, struct event_line *e, struct event_memo *m)
 {
 	size_t c;
 
@@ -223,7 +254,7 @@ bool parse_event_line(const char *s, size_t len, struct event_line *e)
 			e->tid_len = d2e - d2;
 		}
 		size_t end = split_cgroup(s, len, j, e);
-		if (!parse_event_tail(s, end, e) &&
+		if (!parse_event_tail(s, end, e, m) &&
 		    (end < len || !parse_event_with_frame(s, len, j, e))) {
 			e->event = e->rest = NULL;
 			e->event_len = e->rest_len = 0;

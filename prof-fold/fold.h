@@ -260,7 +260,20 @@ struct event_line {
 	bool period_saturated; /* the period passed UINT64_MAX and is that */
 };
 
-bool parse_event_line(const char *s, size_t len, struct event_line *e);
+/* The end of the last event line read, from its time's colon on, and
+ * what it said: in a profile, event lines end alike ("     200040
+ * cpu-clock:ppp:"), and are not read again there. */
+struct event_memo {
+	size_t len; /* of the tail; 0 when none */
+	char tail[64];
+	size_t event_back; /* the event starts this far before the end */
+	size_t event_len;
+	uint64_t period;
+	bool saturated;
+};
+
+/* m, NULL or zeroed at first, is kept between lines. */
+bool parse_event_line(const char *s, size_t len, struct event_line *e, struct event_memo *m);
 
 enum waker_kind {
 	WAKER_NONE,	 /* not a waker line */

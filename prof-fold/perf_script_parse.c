@@ -101,6 +101,7 @@ struct perf_parser {
 	size_t idkey_cap;
 
 	struct event_select sel;
+	struct event_memo event_memo;
 };
 
 static void *grow(void *p, size_t *cap, size_t need, size_t size)
@@ -826,7 +827,7 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 		if (i == 0) {
 			/* As in the Perl tool, an event line is tried first:
 			 * old perf printed frames unindented. */
-			if (parse_event_line(s, len, &e)) {
+			if (parse_event_line(s, len, &e, &p->event_memo)) {
 				if (e.period_saturated)
 					diag_saturated(&d, r->lineno);
 				start_sample(p, &e);
@@ -869,7 +870,7 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 		}
 		/* An indented line outside a sample: an indented event line,
 		 * or a frame or waker line whose event line is missing. */
-		if (parse_event_line(s + i, len - i, &e)) {
+		if (parse_event_line(s + i, len - i, &e, &p->event_memo)) {
 			if (e.period_saturated)
 				diag_saturated(&d, r->lineno);
 			start_sample(p, &e);

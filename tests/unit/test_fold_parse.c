@@ -11,7 +11,7 @@
 #include "frame_cache.h"
 #include "unit.h"
 
-#define EV(line) parse_event_line(line, strlen(line), &e)
+#define EV(line) parse_event_line(line, strlen(line), &e, NULL)
 
 TEST(event_line_default_perf)
 {
@@ -77,6 +77,55 @@ TEST(event_line_quirks)
 }
 
 #define WK(line) parse_waker_line(line, strlen(line), &e)
+
+/* Two parses of an event line agree when they do every field. */
+static bool same_event(const struct event_line *a, const char *sa, const struct event_line *b,
+		       const char *sb)
+{
+#define SAME(f) (a->f##_len == b->f##_len && (!a->f) == (!b->f) && \
+		 (!a->f || a->f - sa == b->f - sb || memcmp(a->f, b->f, a->f##_len) == 0))
+	return SAME(comm) && SAME(pid) && SAME(tid) && SAME(event) && SAME(rest) &&
+	       SAME(cgroup) && a->period == b->period && a->has_period == b->has_period &&
+	       a->period_saturated == b->period_saturated;
+#undef SAME
+}
+
+/* An event line read after any other, with what the reader kept of the
+ * other's end, reads as it does alone. */
+TEST(event_memo)
+{
+	static const char *const lines[] = {
+		"ls  3482 [000]    96.789458:     200040 cpu-clock:ppp: ",
+		"python3  3483 [001]    96.789459:     200040 cpu-clock:ppp: ",
+		"my app 12/13 [001] 7.5:     200040 cpu-clock:ppp: ",
+		"x 1 2.0: 200040 cpu-clock:ppp:",
+		"swapper 0/0 [000] 1.0: cycles:",
+		"java 25607 4794564.109216: cycles:",
+		"big 1/1 1.0: 99999999999999999999999 cycles:",
+		"big 1/1 2.0: 99999999999999999999999 cycles:",
+		"cg 1/2 1.0: 3 cpu-clock: /sys/fs/cgroup/a b",
+		"cg 1/2 2.0: 3 cpu-clock: unknown",
+		"one 5 1.0: 1 cycles:  4005d0 main+0x10 (/bin/x)",
+		":     200040 cpu-clock:ppp: ",
+		"a 1 1.0:     200040 cpu-clock:ppp: trailing",
+		"z 9 3.0: 7 cpu-clock:ppp:",
+	};
+	size_t n = sizeof(lines) / sizeof(*lines);
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < n; j++) {
+			struct event_memo m = { 0 };
+			struct event_line alone, after;
+			bool ok_alone, ok_after;
+			parse_event_line(lines[i], strlen(lines[i]), &after, &m);
+			ok_after = parse_event_line(lines[j], strlen(lines[j]), &after, &m);
+			ok_alone = parse_event_line(lines[j], strlen(lines[j]), &alone, NULL);
+			if (ok_after != ok_alone || (ok_alone && !same_event(&alone, lines[j], &after, lines[j]))) {
+				printf("#   after \"%s\", \"%s\" reads otherwise\n", lines[i], lines[j]);
+				CHECK(false);
+			}
+		}
+}
 
 TEST(waker_line)
 {
