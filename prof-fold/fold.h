@@ -236,12 +236,6 @@ static inline uint64_t stack_ids_mix(uint64_t h, uint32_t id)
 	return (h ^ id) * 0x9e3779b97f4a7c15ull;
 }
 
-/* Fetches the slot of hash h ahead, for a stack that may end here. */
-static inline void stack_ids_prefetch(const struct stack_ids *s, uint64_t h)
-{
-	__builtin_prefetch(&s->slots[h >> s->shift]);
-}
-
 /* Where the aggregate index of the stack of ids[0..n), of hash h, is
  * kept; *created when it is new, for the caller to fill.  Valid until
  * the next call. */

@@ -18,7 +18,10 @@
  * itself for a function this size used twice. */
 #define FC_INLINE static inline __attribute__((always_inline))
 
-#define FC_SLOTS (1u << 16)
+/* 256 KiB of slots: twice as many slots missed the L2 cache more than
+ * the lines they kept from being parsed again saved (13% on a capture
+ * of a busy host), half as many were no faster. */
+#define FC_SLOTS (1u << 15)
 #define FC_LINE_MAX 4096 /* longer lines are not cached */
 /* Nor are lines whose names are longer ("[unknown]->..." names the dso
  * once a piece): their names would stay in stack_ids' table. */

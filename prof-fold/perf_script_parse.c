@@ -247,7 +247,6 @@ static void put_frame(char *key, size_t *len, bool *any, const char *s, size_t n
 static void hash_id(struct perf_parser *p, uint32_t id)
 {
 	p->idhash = stack_ids_mix(p->idhash, id);
-	stack_ids_prefetch(p->ids, p->idhash);
 }
 
 /* Adds the sample's stack by its text; returns its index in the

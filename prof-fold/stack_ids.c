@@ -12,11 +12,11 @@
  * sequence maps to is that text's entry there, so counts, their
  * saturation and the stacks' order stay the aggregate's alone.
  *
- * The sequence is hashed as it comes, an id at a time, and its slot is
- * fetched ahead at each frame: when the sample ends, the slot of its
- * stack is most often in the cache already.  A slot leads straight to
- * the sequence, stored with the aggregate index: two memory accesses a
- * sample, where a general table takes three.
+ * The sequence is hashed as it comes, an id at a time.  A slot leads
+ * straight to the sequence, stored with the aggregate index: two memory
+ * accesses a sample, where a general table takes three.  (Fetching the
+ * slot ahead at each frame, for a stack that might end there, was tried:
+ * no faster.)
  *
  * The names are interned for the run: ids stay valid when the frame cache
  * starts over.  Both tables grow with what is distinct in the input (frame
