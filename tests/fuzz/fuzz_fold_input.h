@@ -42,6 +42,7 @@ static int fuzz_input_fd(const uint8_t *data, size_t size)
  * overflow is still caught.
  */
 static char *fuzz_lr_buf;
+static uint64_t *fuzz_lr_newlines; /* and its bit map of newlines */
 static size_t fuzz_lr_cap;
 
 static void fuzz_lr_init(struct line_reader *r, int fd)
@@ -49,6 +50,7 @@ static void fuzz_lr_init(struct line_reader *r, int fd)
 	if (!fuzz_lr_buf) {
 		lr_init(r, fd, "fuzz");
 		fuzz_lr_buf = r->buf;
+		fuzz_lr_newlines = r->newlines;
 		fuzz_lr_cap = r->cap;
 		return;
 	}
@@ -56,12 +58,13 @@ static void fuzz_lr_init(struct line_reader *r, int fd)
 	r->fd = fd;
 	r->name = "fuzz";
 	r->buf = fuzz_lr_buf;
+	r->newlines = fuzz_lr_newlines;
 	r->cap = fuzz_lr_cap;
 }
 
 static void fuzz_lr_free(struct line_reader *r)
 {
-	if (r->buf != fuzz_lr_buf || r->cap != fuzz_lr_cap) {
+	if (r->buf != fuzz_lr_buf || r->newlines != fuzz_lr_newlines || r->cap != fuzz_lr_cap) {
 		lr_free(r);
 		fuzz_lr_buf = NULL;
 	}
