@@ -8,6 +8,8 @@
  *                        waker lines
  *   event_select.c       which event's samples are folded, in what unit
  *   perf_script_parse.c  perf script / prof-symbolize frames -> samples
+ *                        (with frame_lines.c and sample_stack.c, which
+ *                        share its state in perf_parser.h)
  *   tidy.c               frame names: offsets, tidying, annotations
  *   folded_parse.c       folded stacks -> stacks (merge, re-filter)
  *   frame_cache.c        frame line -> folded name, for repeated lines

@@ -1,6 +1,7 @@
 /*
  * libFuzzer target: prof-fold's perf script parser (perf_script_parse.c,
- * event_line.c, tidy.c, frame_cache.c) and its format detection, fed
+ * frame_lines.c, sample_stack.c, event_line.c, tidy.c, frame_cache.c,
+ * stack_ids.c) and its format detection, fed
  * through the line reader, then the sorted output.
  */
 #include "fuzz_fold_input.h"
