@@ -51,11 +51,14 @@ struct stack_entry *stack_table_entry(struct stack_table *t, uint32_t id, bool c
 /* Defines st's id as st; false if a STACK record defined it already. */
 bool stack_table_define(struct stack_table *t, const struct cap_stack *st);
 
-/* The frames of a defined entry, leaf first; valid until the next define. */
+/* The frames of a defined entry, leaf first; valid until the next define.
+ * Stacks of no frames, the only ones defined, have no array to point in. */
 static inline const uint64_t *stack_table_ips(const struct stack_table *t,
 					      const struct stack_entry *e)
 {
-	return t->ips + e->at;
+	static const uint64_t none[1];
+
+	return t->ips ? t->ips + e->at : none;
 }
 
 #endif
