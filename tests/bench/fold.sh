@@ -99,22 +99,35 @@ capture() {
 	[ -s "$REAL" ]
 }
 
+# The CPU time (user + system, seconds) of this shell's children so far,
+# as `times` wrote it to FILE, to the millisecond: /usr/bin/time's %U and
+# %S count hundredths, too coarse for a tenth of a second.  (times runs
+# in this shell: in a $(...) it would count the subshell's.)
+children_cpu() {
+	awk 'END { split($0, f, /[ ms]+/); print f[1] * 60 + f[2] + f[3] * 60 + f[4] }' "$1"
+}
+
 # run RUNS CMD...: over RUNS runs on $in, the best wall time in $secs,
-# the best CPU time (user + system, immune to the other load on the
-# machine) in $cpu, and the peak RSS in KB in $rss.
+# the best CPU time (user + system of CMD and of the /usr/bin/time that
+# reads its peak RSS, immune to the other load on the machine) in $cpu,
+# and the peak RSS in KB in $rss.  The output goes to $tmp/out, or $OUT.
 run() {
-	local runs=$1 t0 t1 u s
+	local runs=$1 t0 t1 c0 c1
 	shift
 	secs= cpu= rss=
 	for ((i = 0; i < runs; i++)); do
 		t0=$(date +%s%N)
-		/usr/bin/time -f '%M %U %S' -o "$tmp/time" "$@" < "$in" > "$tmp/out" 2> /dev/null
+		times > "$tmp/c0"
+		/usr/bin/time -f '%M' -o "$tmp/time" "$@" < "$in" > "${OUT:-$tmp/out}" 2> /dev/null
+		times > "$tmp/c1"
 		t1=$(date +%s%N)
-		read -r rss u s < "$tmp/time"
+		c0=$(children_cpu "$tmp/c0")
+		c1=$(children_cpu "$tmp/c1")
+		read -r rss < "$tmp/time"
 		secs=$(awk -v a="$t0" -v b="$t1" -v best="$secs" 'BEGIN {
 			t = (b - a) / 1e9; if (best != "" && best < t) t = best; printf "%.3f", t }')
-		cpu=$(awk -v u="$u" -v s="$s" -v best="$cpu" 'BEGIN {
-			t = u + s; if (best != "" && best < t) t = best; printf "%.2f", t }')
+		cpu=$(awk -v a="$c0" -v b="$c1" -v best="$cpu" 'BEGIN {
+			t = b - a; if (best != "" && best < t) t = best; printf "%.3f", t }')
 	done
 }
 
@@ -133,7 +146,7 @@ compare() {
 	cat "$in" > /dev/null # warm the page cache
 	echo "$1: $bytes bytes"
 	printf '%-24s %8s %8s %8s %8s %12s\n' tool wall-s MB/s cpu-s MB/s-cpu "peak RSS"
-	run 5 cat
+	OUT=/dev/null run 5 cat
 	row "read once (cat)"
 	run 5 wc -l
 	row "read + count lines (wc)"
@@ -146,7 +159,7 @@ compare() {
 		row stackcollapse-perf.pl
 		awk -v w="$secs" -v c="$cpu" -v fw="$fold_secs" -v fc="$fold_cpu" 'BEGIN {
 			printf "prof-fold is %.0fx stackcollapse-perf.pl on CPU time, %.0fx on wall time\n",
-			c / (fc > 0 ? fc : 0.01), w / (fw > 0 ? fw : 0.001) }'
+			c / (fc > 0 ? fc : 0.001), w / (fw > 0 ? fw : 0.001) }'
 	else
 		printf '%-24s %8s %8s %8s %8s %12s\n' "stackcollapse-perf.pl" - 24 - - "(reference)"
 		echo "  (not installed here: 24 MB/s is the brief's figure for this machine, not measured)"
