@@ -1,6 +1,7 @@
 #include "palette.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,6 +257,17 @@ struct rgb palette_kind_color(int pal, enum frame_kind k)
 	return shade(p, 0.5, 0.5, 0.5);
 }
 
+/* 210 at no change, 0 at the largest, for 210 * (max - |delta|) / max:
+ * kept in [0, 210], and 0 for NaN, since a count past 2^1023 makes
+ * deltas infinite and their differences NaN, and a double outside int's
+ * range does not convert. */
+static int diff_level(double delta, double max)
+{
+	double v = 210 * (max - fabs(delta)) / max;
+
+	return v > 0 ? (int)(v < 210 ? v : 210) : 0;
+}
+
 struct rgb palette_diff_color(double delta, double max, bool negate)
 {
 	int r = 255, g = 255, b = 255;
@@ -263,9 +275,9 @@ struct rgb palette_diff_color(double delta, double max, bool negate)
 	if (negate)
 		delta = -delta;
 	if (max > 0 && delta > 0) {
-		g = b = (int)(210 * (max - delta) / max);
+		g = b = diff_level(delta, max);
 	} else if (max > 0 && delta < 0) {
-		r = g = (int)(210 * (max + delta) / max);
+		r = g = diff_level(delta, max);
 	}
 	return rgb(r, g, b);
 }

@@ -2,6 +2,7 @@
  * count and time formatting, colours and attribute sanitising. */
 #include "unit.h"
 
+#include <math.h>
 #include <stdint.h>
 
 #include "folded_read.h"
@@ -322,6 +323,17 @@ TEST(colours)
 	CHECK(c.r == 105 && c.g == 105 && c.b == 255);
 	c = palette_diff_color(-5, 10, true);
 	CHECK(c.r == 255 && c.g == 105);
+	/* A frame's change past the largest stack's (a root summing many)
+	 * is the deepest colour, not wrapped around to a pale one; NaN, from
+	 * infinite counts, is too. */
+	c = palette_diff_color(13, 10, false);
+	CHECK(c.r == 255 && c.g == 0 && c.b == 0);
+	c = palette_diff_color(-1e300, 1, false);
+	CHECK(c.r == 0 && c.g == 0 && c.b == 255);
+	c = palette_diff_color(NAN, 1, false);
+	CHECK(c.r == 255 && c.g == 255 && c.b == 255);
+	c = palette_diff_color(INFINITY, INFINITY, false);
+	CHECK(c.r == 255 && c.g == 0 && c.b == 0);
 	CHECK(palette_parse_rgb("rgb(1,22,255)", 13, &c) && c.r == 1 && c.g == 22 && c.b == 255);
 	CHECK(!palette_parse_rgb("rgb(1,22,256)", 13, &c));
 	CHECK(!palette_parse_rgb("invalid(244,125,43)", 19, &c));
