@@ -5,11 +5,14 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "diag.h"
 
 /* The kernel's record layouts (include/uapi/linux/perf_event.h), for the
@@ -77,12 +80,10 @@ static void on_mmap2(struct sideband *sb, const struct rec_mmap2 *r)
 	processes_mmap(sb->ps, r->pid, &m);
 }
 
-static enum bpf_perf_event_ret on_event(void *ctx, int cpu, struct perf_event_header *h)
+static void handle(struct sideband *sb, const struct perf_event_header *h)
 {
-	struct sideband *sb = ctx;
 	const struct rec_task *t = (const void *)h;
 
-	(void)cpu;
 	switch (h->type) {
 	case PERF_RECORD_MMAP2:
 		on_mmap2(sb, (const void *)h);
@@ -96,12 +97,92 @@ static enum bpf_perf_event_ret on_event(void *ctx, int cpu, struct perf_event_he
 		if (h->size >= sizeof(*t) && t->pid == t->tid)
 			processes_exit(sb->ps, t->pid);
 		break;
-	case PERF_RECORD_LOST:
+	}
+}
+
+/* Copies the event for handle_ordered(): libbpf's copy of an event that
+ * wraps the ring lasts only as long as this call. */
+static enum bpf_perf_event_ret on_event(void *ctx, int cpu, struct perf_event_header *h)
+{
+	struct sideband *sb = ctx;
+	struct sideband_event *e;
+	uint64_t time;
+	/* Copies start 8-byte aligned, as the records' fields are. */
+	size_t room = ((size_t)h->size + 7) & ~(size_t)7;
+
+	(void)cpu;
+	if (h->type == PERF_RECORD_LOST) {
 		if (h->size >= sizeof(struct rec_lost))
 			sb->lost += ((const struct rec_lost *)h)->lost;
-		break;
+		return LIBBPF_PERF_EVENT_CONT;
 	}
+	/* sample_id_all with PERF_SAMPLE_TIME alone: each event ends in its
+	 * time. */
+	if (h->size < sizeof(*h) + sizeof(time))
+		return LIBBPF_PERF_EVENT_CONT;
+	memcpy(&time, (const char *)h + h->size - sizeof(time), sizeof(time));
+	if (sb->nbytes + room > sb->bytes_cap) {
+		sb->bytes_cap = sb->bytes_cap ? 2 * sb->bytes_cap : 64 * 1024;
+		while (sb->bytes_cap < sb->nbytes + room)
+			sb->bytes_cap *= 2;
+		sb->bytes = xrealloc(sb->bytes, sb->bytes_cap);
+	}
+	if (sb->nevents == sb->events_cap) {
+		sb->events_cap = sb->events_cap ? 2 * sb->events_cap : 256;
+		sb->events = xreallocarray(sb->events, sb->events_cap, sizeof(*sb->events));
+	}
+	memcpy(sb->bytes + sb->nbytes, h, h->size);
+	e = &sb->events[sb->nevents++];
+	*e = (struct sideband_event){ time, sb->seq++, sb->nbytes, h->size, false };
+	sb->nbytes += room;
 	return LIBBPF_PERF_EVENT_CONT;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct sideband_event *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int by_seq(const void *a, const void *b)
+{
+	const struct sideband_event *x = a, *y = b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Handles, oldest first, the events stamped at or before read_ns (when the
+ * rings began to be read, so that every ring's events up to then are in),
+ * and those held from an earlier read whatever their stamp (a clock gone
+ * wrong delays an event once, and never keeps it).  The others stay. */
+static void handle_ordered(struct sideband *sb, uint64_t read_ns)
+{
+	size_t kept = 0, nbytes = 0;
+
+	qsort(sb->events, sb->nevents, sizeof(*sb->events), by_time);
+	for (size_t i = 0; i < sb->nevents; i++) {
+		struct sideband_event *e = &sb->events[i];
+		if (e->time > read_ns && !e->held) {
+			e->held = true;
+			sb->events[kept++] = *e;
+			continue;
+		}
+		handle(sb, (const void *)(sb->bytes + e->off));
+	}
+	/* The held ones' copies to the front of the bytes, taken in the order
+	 * they were made so that none is overwritten before it moves. */
+	qsort(sb->events, kept, sizeof(*sb->events), by_seq);
+	for (size_t i = 0; i < kept; i++) {
+		struct sideband_event *e = &sb->events[i];
+		memmove(sb->bytes + nbytes, sb->bytes + e->off, e->size);
+		e->off = nbytes;
+		nbytes += ((size_t)e->size + 7) & ~(size_t)7;
+	}
+	sb->nevents = kept;
+	sb->nbytes = nbytes;
 }
 
 int sideband_open(struct sideband *sb, struct processes *ps)
@@ -114,6 +195,11 @@ int sideband_open(struct sideband *sb, struct processes *ps)
 		.mmap2 = 1,
 		.task = 1,
 		.build_id = 1,
+		/* Every event stamped, on the capture's clock. */
+		.sample_id_all = 1,
+		.sample_type = PERF_SAMPLE_TIME,
+		.use_clockid = 1,
+		.clockid = CLOCK_MONOTONIC,
 		.watermark = 1,
 		.wakeup_watermark = SIDEBAND_PAGES * 4096 / 4,
 	};
@@ -142,6 +228,11 @@ int sideband_open(struct sideband *sb, struct processes *ps)
 void sideband_close(struct sideband *sb)
 {
 	perf_buffer__free(sb->pb);
+	free(sb->events);
+	free(sb->bytes);
+	sb->events = NULL;
+	sb->bytes = NULL;
+	sb->nevents = sb->events_cap = sb->nbytes = sb->bytes_cap = 0;
 	if (sb->map_fd >= 0)
 		close(sb->map_fd);
 	sb->pb = NULL;
@@ -150,6 +241,8 @@ void sideband_close(struct sideband *sb)
 
 void sideband_poll(struct sideband *sb, int timeout_ms)
 {
+	uint64_t read_ns;
+
 	/* Without events the wait still paces the main loop. */
 	if (!sb->pb) {
 		poll(NULL, 0, timeout_ms);
@@ -158,7 +251,9 @@ void sideband_poll(struct sideband *sb, int timeout_ms)
 	/* poll() only wakes at the watermark; consume() then takes what
 	 * every ring holds, however little. */
 	perf_buffer__poll(sb->pb, timeout_ms);
+	read_ns = monotonic_ns();
 	perf_buffer__consume(sb->pb);
+	handle_ordered(sb, read_ns);
 }
 
 void sideband_catch_up(void *ctx)

@@ -324,3 +324,23 @@ loses_nothing() {
 	echo "processes resolved: $(cat "$TMP/n")"
 	[ "$(cat "$TMP/n")" -eq 4 ]
 }
+
+@test "a parent that execs on one CPU and forks on another: its children inherit the mappings of after its exec" {
+	require_root
+	[ "$(nproc)" -ge 2 ] || skip "needs two CPUs"
+	# Each CPU has its own event ring: perl's exec mmaps go to CPU 1's,
+	# its forks to CPU 0's, which is read first.  Handled in the order the
+	# rings are read, the children got the held command's mappings, not
+	# perl's, and none of their stacks resolved.
+	prof-sample -F 499 --user-only -o "$TMP/cap.prof" -- taskset -c 1 perl -e '
+		system("taskset", "-p", "-c", "0", $$) == 0 or die; for (1..3) { last unless fork }
+		my $e = time + 2; while (time < $e) { my $x = join ",", map { $_ * 2 } 1..1000 } wait' >/dev/null
+	forks=$(od -An -tx1 -v -w1 "$TMP/cap.prof" | tr -d ' \n' | grep -o '0b00000008000000' | wc -l)
+	echo "FORK records: $forks"
+	[ "$forks" -ge 3 ]
+	prof-symbolize "$TMP/cap.prof" > "$TMP/frames.txt"
+	awk '/^perl / { split($2, ids, "/"); pid = ids[1] } /Perl_runops_standard/ { seen[pid] = 1 }
+		END { for (q in seen) n++; print n + 0 }' "$TMP/frames.txt" > "$TMP/n"
+	echo "processes resolved: $(cat "$TMP/n")"
+	[ "$(cat "$TMP/n")" -eq 4 ]
+}
