@@ -13,8 +13,8 @@
  * folded name, unless --addrs shows it or the address is not plain hex.
  * Fewer bytes to hash, and lines that differ only by address share an
  * entry. */
-static inline const char *frame_key_at(const struct perf_parser *p, const char *s,
-				size_t len, size_t i, size_t *klen)
+static inline const char *frame_key_at(const struct perf_parser *p, const char *s, size_t len,
+				       size_t i, size_t *klen)
 {
 	*klen = len;
 	if (p->o->include_addrs)
@@ -27,8 +27,7 @@ static inline const char *frame_key_at(const struct perf_parser *p, const char *
 }
 
 /* s[0..i) is the line's hex address, s[i] what follows it. */
-static const char *frame_key(const struct perf_parser *p, const char *s,
-			     size_t len, size_t *klen)
+static const char *frame_key(const struct perf_parser *p, const char *s, size_t len, size_t *klen)
 {
 	return frame_key_at(p, s, len, skip_xdigit_lower(s, 0, len), klen);
 }
@@ -43,8 +42,8 @@ static bool unresolved_in_file(const char *func, size_t flen, size_t len)
 
 /* Adds the frame of a parsed frame line; line[0..len) is its cache key.
  * Returns false if the frame is too long to fold. */
-static bool add_frame(struct perf_parser *p, const struct frame_line *f,
-		      const char *line, size_t len)
+static bool add_frame(struct perf_parser *p, const struct frame_line *f, const char *line,
+		      size_t len)
 {
 	size_t flen = strip_offset(f->func, f->func_len), n = 0, pieces = 0;
 	const char *func = f->func;
@@ -52,7 +51,7 @@ static bool add_frame(struct perf_parser *p, const struct frame_line *f,
 
 	if (p->o->include_addrs && unresolved_in_file(f->func, flen, f->func_len)) {
 		/* "[FILE]+0xOFF" is shown "[FILE+0xOFF]". */
-		p->name = grow(p->name, &p->name_cap, f->func_len, 1);
+		p->name = reserve(p->name, &p->name_cap, f->func_len, 1);
 		memcpy(p->name, f->func, flen - 1);
 		memcpy(p->name + flen - 1, f->func + flen, f->func_len - flen);
 		p->name[f->func_len - 1] = ']';
@@ -67,15 +66,14 @@ static bool add_frame(struct perf_parser *p, const struct frame_line *f,
 	 * finds no frame in a symbol that is only "->"s. */
 	if (!(flen > 0 && func[0] == '(')) {
 		pieces = flen;
-		while (pieces >= 2 && func[pieces - 2] == '-' &&
-		       func[pieces - 1] == '>')
+		while (pieces >= 2 && func[pieces - 2] == '-' && func[pieces - 1] == '>')
 			pieces -= 2;
 	}
 	if (pieces > 0) {
 		size_t bound = tidy_frame_bound(f, flen);
 		if (bound > FRAME_MAX_BYTES || p->text_len + bound > STACK_MAX_BYTES)
 			return false;
-		p->frames = grow(p->frames, &p->frames_cap, p->frames_len + bound, 1);
+		p->frames = reserve(p->frames, &p->frames_cap, p->frames_len + bound, 1);
 		n = tidy_frame(f, func, flen, p->java, inlined, p->o, p->frames + p->frames_len);
 		add_group(p, n);
 	}
@@ -104,8 +102,7 @@ static bool add_frame(struct perf_parser *p, const struct frame_line *f,
 }
 
 /* A frame line of the current sample; false if it cannot be folded. */
-bool on_frame(struct perf_parser *p, const struct frame_line *f,
-		     const char *line, size_t len)
+bool parsed_frame(struct perf_parser *p, const struct frame_line *f, const char *line, size_t len)
 {
 	p->after_frame = true;
 	if (!p->keep || p->skip_rest)
@@ -168,8 +165,8 @@ static inline enum fast fast_frame(struct perf_parser *p, const char *s, size_t 
  * kept, of one thread's stack).  Returns the first line that is not
  * one, with what fast_frame() said of it; NULL at the end of the input.
  */
-const char *frame_run(struct perf_parser *p, struct line_reader *r, const char *s,
-			     size_t *len, enum fast *fast)
+const char *frame_run(struct perf_parser *p, struct line_reader *r, const char *s, size_t *len,
+		      enum fast *fast)
 {
 	size_t addr, end, klen;
 	const char *key;

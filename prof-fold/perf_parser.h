@@ -29,7 +29,7 @@ struct group {
 /* The id of a thread's name, kept for its next sample: in a profile of a
  * whole system, one sample seldom follows another of the same thread. */
 #define MEMO_SLOTS 256
-#define MEMO_TEXT 52
+#define MEMO_TEXT  52
 struct name_memo {
 	uint32_t id, len;
 	char text[MEMO_TEXT];
@@ -67,7 +67,7 @@ struct perf_parser {
 	size_t ngroups, groups_cap;
 	size_t text_len; /* the groups' text, with that of those by id */
 	size_t ntext;	 /* groups with their text in p->frames */
-	bool offcpu; /* time blocked: [off-cpu] after the leaf */
+	bool offcpu;	 /* time blocked: [off-cpu] after the leaf */
 	enum section section;
 	size_t nblocked; /* set when the blocked stack's frames end */
 	bool root_cut;	 /* --skip-after cut the blocked stack: no root */
@@ -82,7 +82,7 @@ struct perf_parser {
 	 * them (stack_ids.c), and so are the thread's and cgroup's names. */
 	struct stack_ids *ids;
 	uint32_t pname_id, cgname_id;
-	uint64_t idhash; /* of the ids so far, as stack_ids_mix() makes it */
+	uint64_t idhash;	/* of the ids so far, as stack_ids_mix() makes it */
 	struct name_memo *memo; /* thread names' ids, by their thread */
 	uint32_t *idkey;
 	size_t idkey_cap;
@@ -97,7 +97,8 @@ struct perf_parser {
 #define FRAME_MAX_BYTES (64u << 20)
 #define STACK_MAX_BYTES (256u << 20)
 
-static inline void *grow(void *p, size_t *cap, size_t need, size_t size)
+/* Room in p for need elements of size, *cap counting what it has. */
+static inline void *reserve(void *p, size_t *cap, size_t need, size_t size)
 {
 	if (need <= *cap)
 		return p;
@@ -111,8 +112,7 @@ static inline struct group *new_group(struct perf_parser *p, size_t len, uint32_
 	struct group *g;
 
 	if (p->ngroups == p->groups_cap)
-		p->groups = grow(p->groups, &p->groups_cap, p->ngroups + 1,
-				 sizeof(*p->groups));
+		p->groups = reserve(p->groups, &p->groups_cap, p->ngroups + 1, sizeof(*p->groups));
 	g = &p->groups[p->ngroups++];
 	g->off = p->frames_len;
 	g->len = len;
@@ -150,7 +150,7 @@ void on_srcline(struct perf_parser *p, const char *src, size_t len, bool inlined
 /* --- frame_lines.c ------------------------------------------------------ */
 
 /* A frame line of the current sample; false if it cannot be folded. */
-bool on_frame(struct perf_parser *p, const struct frame_line *f, const char *line, size_t len);
+bool parsed_frame(struct perf_parser *p, const struct frame_line *f, const char *line, size_t len);
 /* A frame line seen before (leading white space skipped): its names come
  * from the cache. */
 bool cached_frame(struct perf_parser *p, const char *s, size_t len);
@@ -160,7 +160,7 @@ enum fast { FAST_NONE, FAST_HIT, FAST_MISS };
 /* The frame lines of a sample, back to back, while the cache finds them:
  * returns the first line that is not one, with what the cache said of
  * it (FAST_MISS: looked up, and not there); NULL at the end of input. */
-const char *frame_run(struct perf_parser *p, struct line_reader *r, const char *s,
-		      size_t *len, enum fast *fast);
+const char *frame_run(struct perf_parser *p, struct line_reader *r, const char *s, size_t *len,
+		      enum fast *fast);
 
 #endif

@@ -24,8 +24,7 @@
 #include "offcpu_words.h"
 #include "perf_parser.h"
 
-struct perf_parser *perf_parser_new(const struct fold_opts *o,
-				    struct fold_agg *agg)
+struct perf_parser *perf_parser_new(const struct fold_opts *o, struct fold_agg *agg)
 {
 	struct perf_parser *p = xcalloc(1, sizeof(*p));
 
@@ -88,7 +87,7 @@ const char *perf_parser_unit(const struct perf_parser *p)
 static size_t thread_frame(struct perf_parser *p, const struct event_line *e, char **buf,
 			   size_t *cap, size_t extra)
 {
-	char *out = *buf = grow(*buf, cap, e->comm_len + e->pid_len + e->tid_len + 2 + extra, 1);
+	char *out = *buf = reserve(*buf, cap, e->comm_len + e->pid_len + e->tid_len + 2 + extra, 1);
 	size_t len = e->comm_len;
 
 	for (size_t i = 0; i < e->comm_len; i++)
@@ -119,7 +118,7 @@ static void cgroup_frame(struct perf_parser *p, const struct event_line *e)
 		path = none;
 		len = sizeof(none) - 1;
 	}
-	p->cgname = grow(p->cgname, &p->cgname_cap, len, 1);
+	p->cgname = reserve(p->cgname, &p->cgname_cap, len, 1);
 	for (size_t i = 0; i < len; i++)
 		p->cgname[i] = path[i] == ';' ? ':' : path[i];
 	p->cgname_len = len;
@@ -197,7 +196,7 @@ static void start_sample(struct perf_parser *p, const struct event_line *e)
 	if (e->rest) {
 		struct frame_line f;
 		if (parse_frame_line(e->rest, e->rest_len, &f))
-			on_frame(p, &f, e->rest, e->rest_len);
+			parsed_frame(p, &f, e->rest, e->rest_len);
 		end_sample(p);
 	}
 }
@@ -230,9 +229,8 @@ static bool srcline(const char *s, size_t len, const char **src, size_t *slen, b
 	while (d > i && is_digit(s[d - 1]))
 		d--;
 	*slen = 0;
-	if (d == end || d <= i + 1 || s[d - 1] != ':' ||
-	    memchr(s + i, ' ', end - i) || memchr(s + i, '\t', end - i) ||
-	    (d - 3 >= i && memcmp(s + d - 3, "??:", 3) == 0))
+	if (d == end || d <= i + 1 || s[d - 1] != ':' || memchr(s + i, ' ', end - i) ||
+	    memchr(s + i, '\t', end - i) || (d - 3 >= i && memcmp(s + d - 3, "??:", 3) == 0))
 		return true;
 	const char *slash = memrchr(s + i, '/', end - i);
 	*src = slash ? slash + 1 : s + i;
@@ -288,7 +286,7 @@ static void declared_unit(struct perf_parser *p, const char *s, size_t len)
 
 uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 {
-	struct fold_diag d = { .name = r->name };
+	struct fold_diag d = {.name = r->name};
 	struct event_line e;
 	struct frame_line f;
 	const char *s, *src = NULL;
@@ -346,9 +344,8 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 				if (e.period_saturated)
 					diag_saturated(&d, r->lineno);
 				start_sample(p, &e);
-			}
-			else if (p->in_sample && parse_frame_line(s, len, &f)) {
-				if (!on_frame(p, &f, s, len))
+			} else if (p->in_sample && parse_frame_line(s, len, &f)) {
+				if (!parsed_frame(p, &f, s, len))
 					diag_bad_line(&d, p->o, r->lineno, TOO_LONG);
 			} else if (p->o->cgroup && s[0] == '/')
 				diag_bad_line(&d, p->o, r->lineno, CGROUP_AFTER);
@@ -361,7 +358,7 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 		if (p->in_sample) {
 			if (parse_frame_line(s + i, len - i, &f) ||
 			    parse_frame_line_nodso(s + i, len - i, &f)) {
-				if (!on_frame(p, &f, s + i, len - i))
+				if (!parsed_frame(p, &f, s + i, len - i))
 					diag_bad_line(&d, p->o, r->lineno, TOO_LONG);
 				continue;
 			}
@@ -389,14 +386,12 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 			if (e.period_saturated)
 				diag_saturated(&d, r->lineno);
 			start_sample(p, &e);
-		}
-		else if (parse_waker_line(s + i, len - i, &e) != WAKER_NONE)
+		} else if (parse_waker_line(s + i, len - i, &e) != WAKER_NONE)
 			diag_bad_line(&d, p->o, r->lineno, "waker line outside a sample");
 		else
 			diag_bad_line(&d, p->o, r->lineno,
-				      parse_frame_line(s, len, &f)
-					      ? "frame line outside a sample"
-					      : "unrecognized line");
+				      parse_frame_line(s, len, &f) ? "frame line outside a sample"
+								   : "unrecognized line");
 	}
 	end_sample(p); /* a last sample with no blank line after it */
 	if (p->agg->saturated != sat)
