@@ -307,22 +307,27 @@ loses_nothing() {
 	find /tmp -maxdepth 1 -name 'perf-*.map' -newer "$TMP/jit.js" -delete
 }
 
+# prefork_checked CAPTURE: the capture of a perl that forked three children
+# without exec has a FORK record for each, and each of the four processes
+# resolved to perl's own functions.
+prefork_checked() {
+	# FORK records: type 11, an 8-byte payload.
+	forks=$(od -An -tx1 -v -w1 "$1" | tr -d ' \n' | grep -o '0b00000008000000' | wc -l)
+	echo "FORK records: $forks"
+	[ "$forks" -ge 3 ]
+	prof-symbolize "$1" > "$TMP/frames.txt"
+	awk '/^perl / { split($2, ids, "/"); pid = ids[1] } /Perl_runops_standard/ { seen[pid] = 1 }
+		END { for (q in seen) n++; print n + 0 }' "$TMP/frames.txt" > "$TMP/n"
+	echo "processes resolved: $(cat "$TMP/n")"
+	[ "$(cat "$TMP/n")" -eq 4 ]
+}
+
 @test "children forked without exec: one FORK record each, and their frames resolve through the parent's" {
 	require_root
 	# A prefork server: three children running the parent's code.
 	prof-sample -F 499 --user-only -o "$TMP/cap.prof" -- perl -e 'for (1..3) { last unless fork }
 		my $e = time + 2; while (time < $e) { my $x = join ",", map { $_ * 2 } 1..1000 } wait'
-	# FORK records: type 11, an 8-byte payload.
-	forks=$(od -An -tx1 -v -w1 "$TMP/cap.prof" | tr -d ' \n' | grep -o '0b00000008000000' | wc -l)
-	echo "FORK records: $forks"
-	[ "$forks" -ge 3 ]
-	prof-symbolize "$TMP/cap.prof" > "$TMP/frames.txt"
-	# Every perl process, the children included, resolved to perl's own
-	# functions: four pids.
-	awk '/^perl / { split($2, ids, "/"); pid = ids[1] } /Perl_runops_standard/ { seen[pid] = 1 }
-		END { for (q in seen) n++; print n + 0 }' "$TMP/frames.txt" > "$TMP/n"
-	echo "processes resolved: $(cat "$TMP/n")"
-	[ "$(cat "$TMP/n")" -eq 4 ]
+	prefork_checked "$TMP/cap.prof"
 }
 
 @test "a parent that execs on one CPU and forks on another: its children inherit the mappings of after its exec" {
@@ -335,12 +340,5 @@ loses_nothing() {
 	prof-sample -F 499 --user-only -o "$TMP/cap.prof" -- taskset -c 1 perl -e '
 		system("taskset", "-p", "-c", "0", $$) == 0 or die; for (1..3) { last unless fork }
 		my $e = time + 2; while (time < $e) { my $x = join ",", map { $_ * 2 } 1..1000 } wait' >/dev/null
-	forks=$(od -An -tx1 -v -w1 "$TMP/cap.prof" | tr -d ' \n' | grep -o '0b00000008000000' | wc -l)
-	echo "FORK records: $forks"
-	[ "$forks" -ge 3 ]
-	prof-symbolize "$TMP/cap.prof" > "$TMP/frames.txt"
-	awk '/^perl / { split($2, ids, "/"); pid = ids[1] } /Perl_runops_standard/ { seen[pid] = 1 }
-		END { for (q in seen) n++; print n + 0 }' "$TMP/frames.txt" > "$TMP/n"
-	echo "processes resolved: $(cat "$TMP/n")"
-	[ "$(cat "$TMP/n")" -eq 4 ]
+	prefork_checked "$TMP/cap.prof"
 }
