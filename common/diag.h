@@ -51,4 +51,16 @@ void *xreallocarray(void *p, size_t n, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 
+/* p with room for need elements of size, *cap counting those it has room
+ * for: doubled (from 256) until they fit.  Inline: the common case, room
+ * enough, is one comparison on hot paths. */
+static inline void *xreserve(void *p, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return p;
+	while (*cap < need)
+		*cap = *cap ? *cap * 2 : 256;
+	return xreallocarray(p, *cap, size);
+}
+
 #endif

@@ -51,7 +51,7 @@ static bool add_frame(struct perf_parser *p, const struct frame_line *f, const c
 
 	if (p->o->include_addrs && unresolved_in_file(f->func, flen, f->func_len)) {
 		/* "[FILE]+0xOFF" is shown "[FILE+0xOFF]". */
-		p->name = reserve(p->name, &p->name_cap, f->func_len, 1);
+		p->name = xreserve(p->name, &p->name_cap, f->func_len, 1);
 		memcpy(p->name, f->func, flen - 1);
 		memcpy(p->name + flen - 1, f->func + flen, f->func_len - flen);
 		p->name[f->func_len - 1] = ']';
@@ -73,7 +73,7 @@ static bool add_frame(struct perf_parser *p, const struct frame_line *f, const c
 		size_t bound = tidy_frame_bound(f, flen);
 		if (bound > FRAME_MAX_BYTES || p->text_len + bound > STACK_MAX_BYTES)
 			return false;
-		p->frames = reserve(p->frames, &p->frames_cap, p->frames_len + bound, 1);
+		p->frames = xreserve(p->frames, &p->frames_cap, p->frames_len + bound, 1);
 		n = tidy_frame(f, func, flen, p->java, inlined, p->o, p->frames + p->frames_len);
 		add_group(p, n);
 	}

@@ -97,22 +97,12 @@ struct perf_parser {
 #define FRAME_MAX_BYTES (64u << 20)
 #define STACK_MAX_BYTES (256u << 20)
 
-/* Room in p for need elements of size, *cap counting what it has. */
-static inline void *reserve(void *p, size_t *cap, size_t need, size_t size)
-{
-	if (need <= *cap)
-		return p;
-	while (*cap < need)
-		*cap = *cap ? *cap * 2 : 256;
-	return xreallocarray(p, *cap, size);
-}
-
 static inline struct group *new_group(struct perf_parser *p, size_t len, uint32_t id)
 {
 	struct group *g;
 
 	if (p->ngroups == p->groups_cap)
-		p->groups = reserve(p->groups, &p->groups_cap, p->ngroups + 1, sizeof(*p->groups));
+		p->groups = xreserve(p->groups, &p->groups_cap, p->ngroups + 1, sizeof(*p->groups));
 	g = &p->groups[p->ngroups++];
 	g->off = p->frames_len;
 	g->len = len;

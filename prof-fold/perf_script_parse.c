@@ -87,7 +87,8 @@ const char *perf_parser_unit(const struct perf_parser *p)
 static size_t thread_frame(struct perf_parser *p, const struct event_line *e, char **buf,
 			   size_t *cap, size_t extra)
 {
-	char *out = *buf = reserve(*buf, cap, e->comm_len + e->pid_len + e->tid_len + 2 + extra, 1);
+	char *out = *buf =
+	    xreserve(*buf, cap, e->comm_len + e->pid_len + e->tid_len + 2 + extra, 1);
 	size_t len = e->comm_len;
 
 	for (size_t i = 0; i < e->comm_len; i++)
@@ -118,7 +119,7 @@ static void cgroup_frame(struct perf_parser *p, const struct event_line *e)
 		path = none;
 		len = sizeof(none) - 1;
 	}
-	p->cgname = reserve(p->cgname, &p->cgname_cap, len, 1);
+	p->cgname = xreserve(p->cgname, &p->cgname_cap, len, 1);
 	for (size_t i = 0; i < len; i++)
 		p->cgname[i] = path[i] == ';' ? ':' : path[i];
 	p->cgname_len = len;

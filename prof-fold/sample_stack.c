@@ -34,7 +34,7 @@ struct group *own_last_group(struct perf_parser *p)
 	if (g->id == NO_ID)
 		return g;
 	text = stack_ids_text(p->ids, g->id, &len);
-	p->frames = reserve(p->frames, &p->frames_cap, p->frames_len + len, 1);
+	p->frames = xreserve(p->frames, &p->frames_cap, p->frames_len + len, 1);
 	memcpy(p->frames + p->frames_len, text, len);
 	g->off = p->frames_len;
 	g->id = NO_ID;
@@ -46,7 +46,7 @@ struct group *own_last_group(struct perf_parser *p)
 /* Adds a group of the len bytes at s. */
 void add_named_group(struct perf_parser *p, const char *s, size_t len)
 {
-	p->frames = reserve(p->frames, &p->frames_cap, p->frames_len + len, 1);
+	p->frames = xreserve(p->frames, &p->frames_cap, p->frames_len + len, 1);
 	memcpy(p->frames + p->frames_len, s, len);
 	add_group(p, len);
 }
@@ -82,7 +82,7 @@ static size_t add_stack_text(struct perf_parser *p)
 	bool any = false;
 
 	need = p->cgname_len + p->pname_len + p->text_len + p->ngroups + sizeof(OFF_CPU_MARKER) + 2;
-	p->key = reserve(p->key, &p->key_cap, need, 1);
+	p->key = xreserve(p->key, &p->key_cap, need, 1);
 	if (p->o->cgroup && !p->root_cut)
 		put_frame(p->key, &len, &any, p->cgname, p->cgname_len);
 	if (!p->o->no_comm && !p->root_cut)
@@ -105,7 +105,7 @@ static void add_stack_ids(struct perf_parser *p)
 	uint32_t *idx;
 	bool created;
 
-	p->idkey = reserve(p->idkey, &p->idkey_cap, p->ngroups + 3, sizeof(*p->idkey));
+	p->idkey = xreserve(p->idkey, &p->idkey_cap, p->ngroups + 3, sizeof(*p->idkey));
 	p->idkey[n++] = p->offcpu;
 	if (!p->o->no_comm)
 		p->idkey[n++] = p->pname_id;
@@ -143,9 +143,9 @@ void waker_group(struct perf_parser *p)
 	const char *names = p->frames + g->off;
 	size_t n;
 
-	p->name = reserve(p->name, &p->name_cap, tidy_waker_bound(names, g->len), 1);
+	p->name = xreserve(p->name, &p->name_cap, tidy_waker_bound(names, g->len), 1);
 	n = tidy_waker(names, g->len, p->name);
-	p->frames = reserve(p->frames, &p->frames_cap, g->off + n, 1);
+	p->frames = xreserve(p->frames, &p->frames_cap, g->off + n, 1);
 	memcpy(p->frames + g->off, p->name, n);
 	p->frames_len = g->off + n;
 	p->text_len = p->text_len - g->len + n;
@@ -171,7 +171,7 @@ void on_srcline(struct perf_parser *p, const char *src, size_t len, bool inlined
 	g = own_last_group(p);
 	if (mark) {
 		p->frames =
-		    reserve(p->frames, &p->frames_cap, p->frames_len + FRAME_KIND_SUFFIX_LEN, 1);
+		    xreserve(p->frames, &p->frames_cap, p->frames_len + FRAME_KIND_SUFFIX_LEN, 1);
 		size_t n = frame_kind_put(p->frames + p->frames_len, KIND_INLINED);
 		p->frames_len += n;
 		p->text_len += n;
@@ -179,7 +179,7 @@ void on_srcline(struct perf_parser *p, const char *src, size_t len, bool inlined
 	}
 	if (!context)
 		return;
-	p->frames = reserve(p->frames, &p->frames_cap, p->frames_len + len + 1, 1);
+	p->frames = xreserve(p->frames, &p->frames_cap, p->frames_len + len + 1, 1);
 	p->frames[p->frames_len++] = ':';
 	memcpy(p->frames + p->frames_len, src, len);
 	p->frames_len += len;

@@ -100,6 +100,13 @@ static void handle(struct sideband *sb, const struct perf_event_header *h)
 	}
 }
 
+/* The bytes an event's copy takes: copies start 8-byte aligned, as the
+ * records' fields are. */
+static size_t copy_room(uint32_t size)
+{
+	return ((size_t)size + 7) & ~(size_t)7;
+}
+
 /* Copies the event for handle_ordered(): libbpf's copy of an event that
  * wraps the ring lasts only as long as this call. */
 static enum bpf_perf_event_ret on_event(void *ctx, int cpu, struct perf_event_header *h)
@@ -107,8 +114,6 @@ static enum bpf_perf_event_ret on_event(void *ctx, int cpu, struct perf_event_he
 	struct sideband *sb = ctx;
 	struct sideband_event *e;
 	uint64_t time;
-	/* Copies start 8-byte aligned, as the records' fields are. */
-	size_t room = ((size_t)h->size + 7) & ~(size_t)7;
 
 	(void)cpu;
 	if (h->type == PERF_RECORD_LOST) {
@@ -121,20 +126,12 @@ static enum bpf_perf_event_ret on_event(void *ctx, int cpu, struct perf_event_he
 	if (h->size < sizeof(*h) + sizeof(time))
 		return LIBBPF_PERF_EVENT_CONT;
 	memcpy(&time, (const char *)h + h->size - sizeof(time), sizeof(time));
-	if (sb->nbytes + room > sb->bytes_cap) {
-		sb->bytes_cap = sb->bytes_cap ? 2 * sb->bytes_cap : 64 * 1024;
-		while (sb->bytes_cap < sb->nbytes + room)
-			sb->bytes_cap *= 2;
-		sb->bytes = xrealloc(sb->bytes, sb->bytes_cap);
-	}
-	if (sb->nevents == sb->events_cap) {
-		sb->events_cap = sb->events_cap ? 2 * sb->events_cap : 256;
-		sb->events = xreallocarray(sb->events, sb->events_cap, sizeof(*sb->events));
-	}
+	sb->bytes = xreserve(sb->bytes, &sb->bytes_cap, sb->nbytes + copy_room(h->size), 1);
+	sb->events = xreserve(sb->events, &sb->events_cap, sb->nevents + 1, sizeof(*sb->events));
 	memcpy(sb->bytes + sb->nbytes, h, h->size);
 	e = &sb->events[sb->nevents++];
 	*e = (struct sideband_event){ time, sb->seq++, sb->nbytes, h->size, false };
-	sb->nbytes += room;
+	sb->nbytes += copy_room(h->size);
 	return LIBBPF_PERF_EVENT_CONT;
 }
 
@@ -179,7 +176,7 @@ static void handle_ordered(struct sideband *sb, uint64_t read_ns)
 		struct sideband_event *e = &sb->events[i];
 		memmove(sb->bytes + nbytes, sb->bytes + e->off, e->size);
 		e->off = nbytes;
-		nbytes += ((size_t)e->size + 7) & ~(size_t)7;
+		nbytes += copy_room(e->size);
 	}
 	sb->nevents = kept;
 	sb->nbytes = nbytes;
