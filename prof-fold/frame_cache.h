@@ -113,7 +113,7 @@ FC_INLINE struct fc_entry *fc_entry_at(const struct frame_cache *c, uint32_t off
 }
 
 FC_INLINE bool fc_is_entry_of(const struct fc_entry *e, uint32_t flags, const char *line,
-				  size_t len)
+			      size_t len)
 {
 	return (e->klen & ~FC_GROUP) == (flags | (uint32_t)len) &&
 	       fc_same_bytes((const char *)(e + 1), line, len);
@@ -122,8 +122,8 @@ FC_INLINE bool fc_is_entry_of(const struct fc_entry *e, uint32_t flags, const ch
 /* The line looked up is entry off's, after those of prev and prev2: the
  * entries learn what follows them, and what will follow this one is
  * fetched. */
-FC_INLINE const struct fc_entry *fc_follows(struct frame_cache *c, uint32_t off,
-						uint32_t prev, uint32_t prev2)
+FC_INLINE const struct fc_entry *fc_follows(struct frame_cache *c, uint32_t off, uint32_t prev,
+					    uint32_t prev2)
 {
 	struct fc_entry *e = fc_entry_at(c, off);
 
@@ -148,8 +148,8 @@ FC_INLINE const struct fc_entry *fc_follows(struct frame_cache *c, uint32_t off,
  * from what followed it before.  On an input whose lines hardly repeat,
  * the cache stands aside for a while, and finds nothing.
  */
-FC_INLINE const struct fc_entry *frame_cache_get(struct frame_cache *c, bool java,
-						     const char *line, size_t len)
+FC_INLINE const struct fc_entry *frame_cache_get(struct frame_cache *c, bool java, const char *line,
+						 size_t len)
 {
 	uint32_t prev = c->prev, prev2 = c->prev2, flags = java ? FC_JAVA : 0, next;
 

@@ -140,20 +140,32 @@ bool cached_frame(struct perf_parser *p, const char *s, size_t len)
 }
 
 /*
- * The frame line of a sample as perf script and prof-symbolize write it,
- * a tab, the address and the rest, looked up in the frame cache without
- * reading it byte by byte: the common case, in the order of the general
- * one (a line with a tab first is neither blank, nor a comment, nor a
- * srcline).  FAST_MISS: it was looked up, and is not there.
+ * The cache key of a frame line as perf script and prof-symbolize write
+ * it, a tab, the address and the rest, found without reading the line
+ * byte by byte; NULL for any other line.  The common case, in the order
+ * of the general one: a line with a tab first is neither blank, nor a
+ * comment, nor a srcline.  Inlined: gcc keeps it a call, used twice,
+ * and it is on every frame line.
  */
+static inline __attribute__((always_inline)) const char *
+laid_out_key(const struct perf_parser *p, const char *s, size_t len, size_t *klen)
+{
+	size_t addr, end;
+
+	if (len < 32 || s[0] != '\t' || !ascii_indent_and_address(s, &addr, &end))
+		return NULL;
+	return frame_key_at(p, s + addr, len - addr, end - addr, klen);
+}
+
+/* A frame line laid out as perf writes it, looked up in the frame cache.
+ * FAST_MISS: it was looked up, and is not there. */
 static inline enum fast fast_frame(struct perf_parser *p, const char *s, size_t len)
 {
-	size_t addr, end, klen;
+	size_t klen;
 	const char *key;
 
-	if (!p->cache || len < 32 || s[0] != '\t' || !ascii_indent_and_address(s, &addr, &end))
+	if (!p->cache || !(key = laid_out_key(p, s, len, &klen)))
 		return FAST_NONE;
-	key = frame_key_at(p, s + addr, len - addr, end - addr, &klen);
 	return cached_key(p, key, klen) ? FAST_HIT : FAST_MISS;
 }
 
@@ -168,7 +180,7 @@ static inline enum fast fast_frame(struct perf_parser *p, const char *s, size_t 
 const char *frame_run(struct perf_parser *p, struct line_reader *r, const char *s, size_t *len,
 		      enum fast *fast)
 {
-	size_t addr, end, klen;
+	size_t klen;
 	const char *key;
 	const struct fc_entry *e;
 
@@ -181,9 +193,8 @@ const char *frame_run(struct perf_parser *p, struct line_reader *r, const char *
 		if (!s)
 			return NULL;
 		*fast = FAST_NONE;
-		if (*len < 32 || s[0] != '\t' || !ascii_indent_and_address(s, &addr, &end))
+		if (!(key = laid_out_key(p, s, *len, &klen)))
 			return s;
-		key = frame_key_at(p, s + addr, *len - addr, end - addr, &klen);
 		*fast = FAST_MISS;
 		if (!(e = frame_cache_get(p->cache, p->java, key, klen)))
 			return s;
