@@ -34,6 +34,7 @@ struct htab {
 	size_t count, cap;
 	struct arena_block *arena;
 	size_t arena_bytes;
+	size_t dead; /* key bytes of removed entries, still in the arena */
 };
 
 uint64_t htab_hash(const void *key, size_t len)
@@ -74,10 +75,15 @@ void htab_free_values(struct htab *h, void (*free_value)(void *))
 	htab_free(h);
 }
 
+static size_t key_room(size_t len)
+{
+	return (len + 7) & ~(size_t)7;
+}
+
 static void *arena_copy(struct htab *h, const void *key, size_t len)
 {
 	struct arena_block *b = h->arena;
-	size_t need = (len + 7) & ~(size_t)7;
+	size_t need = key_room(len);
 	void *p;
 
 	if (!b || b->size - b->used < need) {
@@ -230,6 +236,27 @@ static struct slot *slot_of(struct htab *h, uint32_t idx)
 			return &h->slots[i];
 }
 
+/* A table that keeps removing and adding (prof-sample's processes, on a
+ * host that forks all day) would grow its arena without end: once removed
+ * keys hold most of it, the live ones move to a new arena of their own.
+ * Each move copies fewer bytes than were removed since the last. */
+static void compact(struct htab *h)
+{
+	struct arena_block *old = h->arena, *next;
+
+	if (h->dead < ARENA_FIRST_BLOCK || h->dead < h->arena_bytes / 2)
+		return;
+	h->arena = NULL;
+	h->arena_bytes = 0;
+	h->dead = 0;
+	for (size_t i = 0; i < h->count; i++)
+		h->entries[i].key = arena_copy(h, h->entries[i].key, h->entries[i].len);
+	for (; old; old = next) {
+		next = old->next;
+		free(old);
+	}
+}
+
 bool htab_remove(struct htab *h, const void *key, size_t len)
 {
 	struct slot *s = probe(h, htab_hash(key, len), key, len);
@@ -252,13 +279,14 @@ bool htab_remove(struct htab *h, const void *key, size_t len)
 			i = j;
 		}
 	}
-	/* Keep entries dense: the last one fills the gap.  Its key bytes stay
-	 * in the arena, which is only freed with the table. */
+	h->dead += key_room(h->entries[idx].len);
+	/* Keep entries dense: the last one fills the gap. */
 	if (idx != last) {
 		slot_of(h, last)->idx = idx + 1;
 		h->entries[idx] = h->entries[last];
 	}
 	h->count--;
+	compact(h);
 	return true;
 }
 

@@ -62,7 +62,8 @@ void htab_upsert_many(struct htab *h, struct htab_key *keys, size_t n, uint32_t 
 
 /* Removes key if present; returns whether it was.  The last entry moves
  * into the removed one's place, so insertion order is not kept after a
- * removal, and entry pointers are invalidated. */
+ * removal, and entry pointers are invalidated; so are the entries' key
+ * pointers, since the keys may move to a smaller arena. */
 bool htab_remove(struct htab *h, const void *key, size_t len);
 
 size_t htab_count(const struct htab *h);
