@@ -490,3 +490,9 @@ void build_id_cache_work(struct build_id_cache *c, struct mapped_files *files, u
 		c->next = c->nqueue = 0;
 	c->stats.ns += now_ns() - start;
 }
+
+void build_id_cache_touch(struct build_id_cache *c, struct mapped_files *files)
+{
+	for (size_t i = c ? c->next : 0; c && i < c->nqueue; i++)
+		mapped_files_touch(files, &c->queue[i].m);
+}

@@ -63,4 +63,8 @@ void build_id_cache_offer(struct build_id_cache *c, uint32_t pid, const struct m
 /* Stores queued files for at most budget_ns (0: all of them). */
 void build_id_cache_work(struct build_id_cache *c, struct mapped_files *files, uint64_t budget_ns);
 
+/* Counts the queued files as asked for, so that files keeps them open
+ * until they are stored (their processes may have gone). */
+void build_id_cache_touch(struct build_id_cache *c, struct mapped_files *files);
+
 #endif

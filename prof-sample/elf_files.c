@@ -12,10 +12,14 @@
 #include "build_id.h"
 #include "htab.h"
 
+/* The longest key: a process and a path (PATH_MAX, with room). */
+#define KEY_MAX 4200
+
 struct elf_files {
-	struct htab *byid; /* file identity -> struct elf_image, or NULL if unreadable */
+	struct htab *byid; /* file identity -> struct elf_image (elf NULL: unreadable) */
 	struct elf_image *vdso;
 	bool vdso_tried;
+	uint64_t sweeps;
 };
 
 struct elf_files *elf_files_new(void)
@@ -89,15 +93,16 @@ static struct elf_image *load(int fd, const char *name)
 	return f;
 }
 
-const struct elf_image *elf_files_get(struct elf_files *fs, struct processes *ps, uint32_t pid,
-				    const struct mapping *m)
+struct elf_image *elf_files_get(struct elf_files *fs, struct processes *ps, uint32_t pid,
+				const struct mapping *m)
 {
 	/* The same file whoever maps it and wherever: by build-id, else by
 	 * device and inode, else (neither known) by process and path. */
-	char key[4200];
+	char key[KEY_MAX];
 	int klen = 0;
 	bool created;
 	struct htab_entry *e;
+	struct elf_image *f;
 
 	if (m->build_id_len) {
 		build_id_hex(m->build_id, m->build_id_len, key);
@@ -113,11 +118,44 @@ const struct elf_image *elf_files_get(struct elf_files *fs, struct processes *ps
 	if (created) {
 		int fd = mapped_files_open(ps->files, pid, m, NULL);
 		const char *base = strrchr(m->path, '/');
-		e->val.p = fd >= 0 ? load(fd, base ? base + 1 : m->path) : NULL;
+		f = fd >= 0 ? load(fd, base ? base + 1 : m->path) : NULL;
 		if (fd >= 0)
 			close(fd);
+		e->val.p = f ? f : xcalloc(1, sizeof(*f));
 	}
-	return e->val.p;
+	f = e->val.p;
+	f->used = fs->sweeps;
+	return f->elf ? f : NULL;
+}
+
+void elf_files_hold(struct elf_image *f)
+{
+	f->holders++;
+}
+
+void elf_files_release(struct elf_image *f)
+{
+	f->holders--;
+}
+
+void elf_files_sweep(struct elf_files *fs)
+{
+	struct htab_entry *e = htab_entries(fs->byid);
+
+	for (size_t i = 0; i < htab_count(fs->byid);) {
+		struct elf_image *f = e[i].val.p;
+		char key[KEY_MAX];
+		uint32_t len = e[i].len; /* elf_files_get()'s keys are shorter */
+		if (f->holders || fs->sweeps - f->used < ELF_FILES_IDLE) {
+			i++;
+			continue;
+		}
+		memcpy(key, e[i].key, len);
+		free_file(f);
+		htab_remove(fs->byid, key, len); /* moves the last entry to i */
+		e = htab_entries(fs->byid);
+	}
+	fs->sweeps++;
 }
 
 const struct elf_image *elf_files_vdso(struct elf_files *fs)

@@ -5,6 +5,10 @@
  * unmap libc and the rest again: 4 ms per new process measured here, most
  * of it TLB shootdowns from the munmaps, which a busy host starting
  * processes cannot afford.
+ *
+ * An image is let go of once no Dwfl holds it and none has asked for it
+ * for a few sweeps: its mapping would keep the file, and the file system
+ * it is on, after every process that mapped it has gone.
  */
 #ifndef PROF_SAMPLE_ELF_FILES_H
 #define PROF_SAMPLE_ELF_FILES_H
@@ -21,6 +25,8 @@ struct elf_image {
 	GElf_Addr low, high;		 /* the loaded image, as file addresses */
 	size_t nloads;
 	GElf_Phdr *loads;		 /* its PT_LOAD headers */
+	unsigned holders;		 /* elf_files.c's: the Dwfls that hold it, */
+	uint64_t used;			 /* and the sweeps done when last asked for */
 };
 
 struct elf_files;
@@ -30,8 +36,18 @@ void elf_files_free(struct elf_files *fs);
 
 /* The file mapping m of pid maps (opened by mapped_files_open()), or NULL if
  * it cannot be read as ELF.  Failures are remembered too. */
-const struct elf_image *elf_files_get(struct elf_files *fs, struct processes *ps, uint32_t pid,
-				      const struct mapping *m);
+struct elf_image *elf_files_get(struct elf_files *fs, struct processes *ps, uint32_t pid,
+				const struct mapping *m);
+
+/* A Dwfl reports f, and may ask for its ELF any time until it ends: f is
+ * kept until as many releases as holds. */
+void elf_files_hold(struct elf_image *f);
+void elf_files_release(struct elf_image *f);
+
+/* Frees the images nobody holds that were not asked for since
+ * ELF_FILES_IDLE sweeps ago, and the failures remembered as long. */
+#define ELF_FILES_IDLE 3
+void elf_files_sweep(struct elf_files *fs);
 
 /* The vDSO, the same in every 64-bit process (NULL if unavailable). */
 const struct elf_image *elf_files_vdso(struct elf_files *fs);

@@ -86,7 +86,10 @@ static struct mapped_file *find(struct mapped_files *mf, const struct mapping *m
 		e = htab_find(mf->byid, key, build_id_key(m->build_id, m->build_id_len, key));
 	if (!e && m->inode)
 		e = htab_find(mf->byid, key, inode_key(m->dev, m->inode, key));
-	return e ? e->val.p : NULL;
+	if (!e)
+		return NULL;
+	((struct mapped_file *)e->val.p)->used = mf->sweeps;
+	return e->val.p;
 }
 
 static void index_as(struct mapped_files *mf, struct mapped_file *f, const char *key, size_t len)
@@ -122,6 +125,7 @@ static struct mapped_file *add(struct mapped_files *mf, const struct mapping *m)
 	}
 	mf->all[mf->n++] = f;
 	f->fd = -1;
+	f->used = mf->sweeps;
 	f->build_id_len = m->build_id_len;
 	memcpy(f->build_id, m->build_id, m->build_id_len);
 	index_file(mf, f, m);
@@ -252,4 +256,49 @@ void mapped_files_prefetch(struct mapped_files *mf, uint32_t pid, const struct m
 	fd = mapped_files_open(mf, pid, m, NULL);
 	if (fd >= 0)
 		close(fd);
+}
+
+void mapped_files_touch(struct mapped_files *mf, const struct mapping *m)
+{
+	find(mf, m);
+}
+
+static bool idle(const struct mapped_files *mf, const struct mapped_file *f)
+{
+	return mf->sweeps - f->used >= MAPPED_FILES_IDLE;
+}
+
+void mapped_files_sweep(struct mapped_files *mf)
+{
+	struct htab_entry *e = htab_entries(mf->byid);
+	size_t kept = 0;
+
+	/* Every key of an idle file first (a file has up to four), then the
+	 * file. */
+	for (size_t i = 0; i < htab_count(mf->byid);) {
+		char key[1 + BUILD_ID_MAX]; /* the longest build_id_key() */
+		uint32_t len = e[i].len;
+		if (!idle(mf, e[i].val.p)) {
+			i++;
+			continue;
+		}
+		memcpy(key, e[i].key, len);
+		htab_remove(mf->byid, key, len); /* moves the last entry to i */
+		e = htab_entries(mf->byid);
+	}
+	for (size_t i = 0; i < mf->n; i++) {
+		struct mapped_file *f = mf->all[i];
+		if (!idle(mf, f)) {
+			mf->all[kept++] = f;
+			continue;
+		}
+		if (f->fd >= 0) {
+			close(f->fd);
+			mf->open_fds--;
+		}
+		free(f);
+		mf->released++;
+	}
+	mf->n = kept;
+	mf->sweeps++;
 }

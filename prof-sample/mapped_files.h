@@ -9,6 +9,12 @@
  * used only if it is the file that was mapped: same inode where /proc told
  * it, same build-id where the kernel read one.  A file found by path that
  * cannot be checked either way is not used.
+ *
+ * A file is let go of once nobody has asked for it for a few drains: a
+ * descriptor held on the file of a process long gone would keep its space
+ * on disk after it is deleted, and its file system mounted (a container's,
+ * after the container has gone).  A file asked for again is opened again,
+ * through a process that maps it.
  */
 #ifndef PROF_SAMPLE_MAPPED_FILES_H
 #define PROF_SAMPLE_MAPPED_FILES_H
@@ -31,6 +37,7 @@ struct mapped_file {
 	uint32_t failed_pid; /* the last process it could not be opened for, */
 	uint64_t failed_ns;  /* and when (CLOCK_MONOTONIC): tried again later */
 	bool stored;	     /* offered to the build-id cache */
+	uint64_t used;	     /* the sweeps done when it was last asked for */
 };
 
 struct mapped_files {
@@ -40,7 +47,8 @@ struct mapped_files {
 	struct mapped_file **all;
 	size_t n, cap;
 	size_t open_fds, max_fds;
-	uint64_t opened_privileged, opened_by_path, mismatched, unreadable; /* for -v */
+	uint64_t sweeps;
+	uint64_t opened_privileged, opened_by_path, mismatched, unreadable, released; /* for -v */
 };
 
 void mapped_files_init(struct mapped_files *mf, struct opener *opener);
@@ -59,5 +67,14 @@ void mapped_files_identify(struct mapped_files *mf, uint32_t pid, struct mapping
 /* Opens m's file now, while pid surely maps it, so that it is there when
  * the process has gone: only the first time the file is seen. */
 void mapped_files_prefetch(struct mapped_files *mf, uint32_t pid, const struct mapping *m);
+
+/* Counts m's file as asked for now, if it is known. */
+void mapped_files_touch(struct mapped_files *mf, const struct mapping *m);
+
+/* Closes and forgets the files not asked for since MAPPED_FILES_IDLE sweeps
+ * ago.  Called after each complete drain, once the samples of the
+ * processes that have gone are all written. */
+#define MAPPED_FILES_IDLE 3
+void mapped_files_sweep(struct mapped_files *mf);
 
 #endif

@@ -221,9 +221,14 @@ static bool drain(struct session *s, bool last)
 	record_losses(s);
 	processes_next_interval(&s->procs);
 	/* A process is forgotten once its last sample has been handled:
-	 * samples behind in the source delay it to a later drain. */
-	if (r == DRAIN_COMPLETE)
+	 * samples behind in the source delay it to a later drain.  So are
+	 * the files nobody has asked for since, unless the build-id cache
+	 * has yet to store them. */
+	if (r == DRAIN_COMPLETE) {
 		processes_reap(&s->procs);
+		build_id_cache_touch(s->procs.cache, &s->files);
+		mapped_files_sweep(&s->files);
+	}
 	return true;
 }
 
@@ -382,6 +387,16 @@ static void report_cache(const struct build_id_cache_stats *st, bool verbose)
 		warnx("build-id cache: %" PRIu64 " file(s) could not be read", st->failed);
 }
 
+static void report_files(const struct mapped_files *f, bool verbose)
+{
+	if (verbose)
+		warnx("mapped files: %" PRIu64 " opened through processes, %" PRIu64
+		      " by path, %" PRIu64 " unreadable, %" PRIu64 " not the file mapped; "
+		      "%" PRIu64 " let go of, %zu kept at the end (%zu open)",
+		      f->opened_privileged, f->opened_by_path, f->unreadable, f->mismatched,
+		      f->released, f->n, f->open_fds);
+}
+
 void session_report(struct session *s)
 {
 	bool verbose = s->opt->verbose > 0;
@@ -395,4 +410,5 @@ void session_report(struct session *s)
 		report_blocks(s, &run, verbose);
 	if (s->have_cache)
 		report_cache(&s->cache.stats, verbose);
+	report_files(&s->files, verbose);
 }

@@ -51,6 +51,8 @@ struct proc_dwfl {
 	uint64_t used; /* the sweep it was last used after */
 	struct walk *walk;   /* the callbacks' view of the current sample */
 	struct htab *checks; /* pc -> enum check + 1: next_step()'s answers */
+	struct elf_image **held; /* the files its modules are, until it ends */
+	size_t nheld, held_cap;
 };
 
 /* What next_step() found about a pc in a module. */
@@ -175,6 +177,9 @@ static void free_proc(void *p)
 	struct proc_dwfl *pd = p;
 
 	dwfl_end(pd->dwfl);
+	for (size_t i = 0; i < pd->nheld; i++)
+		elf_files_release(pd->held[i]);
+	free(pd->held);
 	htab_free(pd->checks);
 	free(pd);
 }
@@ -231,13 +236,20 @@ static Dwfl *build(struct unwinder *u, struct proc_dwfl *pd, uint32_t pid,
 	for (size_t i = 0; i < n && reported < MAX_MODULES; i++) {
 		const struct mapping *m = &maps[i];
 		const struct elf_image *f = NULL;
+		struct elf_image *file = NULL;
+		bool first;
 		if (m->path[0] == '/' && !anonymous(m))
-			f = elf_files_get(u->files, u->ps, pid, m);
+			f = file = elf_files_get(u->files, u->ps, pid, m);
 		else if (strcmp(m->path, "[vdso]") == 0)
 			f = elf_files_vdso(u->files);
 		if (!f)
 			continue;
-		struct htab_entry *e = htab_upsert(per_file, &f, sizeof(f), NULL);
+		struct htab_entry *e = htab_upsert(per_file, &f, sizeof(f), &first);
+		if (first && file) {
+			pd->held = xreserve(pd->held, &pd->held_cap, pd->nheld + 1, sizeof(*pd->held));
+			pd->held[pd->nheld++] = file;
+			elf_files_hold(file);
+		}
 		if (e->val.u++ >= MAX_MAPPINGS_PER_FILE)
 			continue;
 		report_module(dwfl, f, m);
@@ -428,4 +440,5 @@ void unwinder_sweep(struct unwinder *u)
 		htab_remove(u->procs, &generation, sizeof(generation)); /* moves the last entry to i */
 		e = htab_entries(u->procs);
 	}
+	elf_files_sweep(u->files);
 }

@@ -16,6 +16,10 @@ setup() {
 
 teardown() {
 	stop_workload
+	if [ -n "${SAMPLER:-}" ]; then
+		kill "$SAMPLER" 2>/dev/null
+		wait "$SAMPLER" 2>/dev/null
+	fi
 	[ -n "${NS_MNT:-}" ] && umount "$NS_MNT" 2>/dev/null
 	rm -rf "$TMP"
 }
@@ -222,4 +226,42 @@ unique_program() {
 	done
 	[ "$opener" -eq 1 ]
 	[ "$keeper" -eq 1 ]
+}
+
+# Waits, up to 10 s, for prof-sample ($SAMPLER) to let go of the file
+# system at NS_MNT, the way a container runtime unmounts a container's
+# root once its processes have gone; fails if prof-sample ended first.
+unmounts_while_sampling() {
+	for _ in $(seq 40); do
+		kill -0 "$SAMPLER"
+		umount "$NS_MNT" 2>/dev/null && return 0
+		sleep 0.25
+	done
+	return 1
+}
+
+@test "the files of processes that have gone are let go of: their file system unmounts while prof-sample runs" {
+	NS_MNT=$TMP/mnt
+	mkdir "$NS_MNT"
+	mount -t tmpfs none "$NS_MNT"
+	unique_program "$NS_MNT" svc
+	for mode in dwarf fp; do
+		prof-sample -F 499 -v --unwind=$mode -d 30 -o "$TMP/$mode.prof" 2> "$TMP/$mode.err" &
+		SAMPLER=$!
+		sleep 1
+		"$NS_MNT/svc" 1
+		# Mounted again for the next mode, with the same program.
+		cp "$NS_MNT/svc" "$TMP/svc.bin"
+		unmounts_while_sampling
+		kill -INT "$SAMPLER"
+		wait "$SAMPLER"
+		SAMPLER=
+		cat "$TMP/$mode.err"
+		grep -qE 'mapped files: .* [1-9][0-9]* let go of' "$TMP/$mode.err"
+		# What was let go of had been stored: the capture resolves.
+		prof-symbolize "$TMP/$mode.prof" | prof-fold > "$TMP/$mode.folded"
+		grep -qE '^svc;(.*;)?work [0-9]+$' "$TMP/$mode.folded"
+		mount -t tmpfs none "$NS_MNT"
+		cp "$TMP/svc.bin" "$NS_MNT/svc"
+	done
 }
