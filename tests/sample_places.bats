@@ -228,6 +228,18 @@ unique_program() {
 	[ "$keeper" -eq 1 ]
 }
 
+# Waits, up to 10 s, for prof-sample ($SAMPLER) to sample: it becomes
+# nobody once its events are attached and the processes already running
+# are known (under ASan on a busy machine that took over a second).
+sampling() {
+	for _ in $(seq 100); do
+		kill -0 "$SAMPLER"
+		grep -qE '^Uid:	65534	' "/proc/$SAMPLER/status" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # Waits, up to 10 s, for prof-sample ($SAMPLER) to let go of the file
 # system at NS_MNT, the way a container runtime unmounts a container's
 # root once its processes have gone; fails if prof-sample ended first.
@@ -248,7 +260,7 @@ unmounts_while_sampling() {
 	for mode in dwarf fp; do
 		prof-sample -F 499 -v --unwind=$mode -d 30 -o "$TMP/$mode.prof" 2> "$TMP/$mode.err" &
 		SAMPLER=$!
-		sleep 1
+		sampling
 		"$NS_MNT/svc" 1
 		# Mounted again for the next mode, with the same program.
 		cp "$NS_MNT/svc" "$TMP/svc.bin"
