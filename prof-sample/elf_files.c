@@ -93,6 +93,17 @@ static struct elf_image *load(int fd, const char *name)
 	return f;
 }
 
+static struct elf_image *open_image(struct processes *ps, uint32_t pid, const struct mapping *m)
+{
+	int fd = mapped_files_open(ps->files, pid, m, NULL);
+	const char *base = strrchr(m->path, '/');
+	struct elf_image *f = fd >= 0 ? load(fd, base ? base + 1 : m->path) : NULL;
+
+	if (fd >= 0)
+		close(fd);
+	return f;
+}
+
 struct elf_image *elf_files_get(struct elf_files *fs, struct processes *ps, uint32_t pid,
 				const struct mapping *m)
 {
@@ -115,13 +126,16 @@ struct elf_image *elf_files_get(struct elf_files *fs, struct processes *ps, uint
 	if (klen <= 0 || (size_t)klen >= sizeof(key))
 		return NULL;
 	e = htab_upsert(fs->byid, key, (size_t)klen, &created);
-	if (created) {
-		int fd = mapped_files_open(ps->files, pid, m, NULL);
-		const char *base = strrchr(m->path, '/');
-		f = fd >= 0 ? load(fd, base ? base + 1 : m->path) : NULL;
-		if (fd >= 0)
-			close(fd);
-		e->val.p = f ? f : xcalloc(1, sizeof(*f));
+	/* A file that could not be had for one process is asked for again
+	 * for another: the first may have gone before its file was opened,
+	 * where this one still maps it (mapped_files_open() does not try
+	 * the same process again at once). */
+	if (created || !((struct elf_image *)e->val.p)->elf) {
+		struct elf_image *loaded = open_image(ps, pid, m);
+		if (!created && loaded)
+			free_file(e->val.p);
+		if (created || loaded)
+			e->val.p = loaded ? loaded : xcalloc(1, sizeof(*loaded));
 	}
 	f = e->val.p;
 	f->used = fs->sweeps;

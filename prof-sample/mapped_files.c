@@ -249,9 +249,12 @@ void mapped_files_identify(struct mapped_files *mf, uint32_t pid, struct mapping
 
 void mapped_files_prefetch(struct mapped_files *mf, uint32_t pid, const struct mapping *m)
 {
+	struct mapped_file *f;
 	int fd;
 
-	if (m->path[0] != '/' || find(mf, m))
+	/* Known but not open (an earlier process had gone before it could
+	 * be opened): this process may still be there. */
+	if (m->path[0] != '/' || ((f = find(mf, m)) && (f->fd >= 0 || f->opened)))
 		return;
 	fd = mapped_files_open(mf, pid, m, NULL);
 	if (fd >= 0)

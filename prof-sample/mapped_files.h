@@ -65,7 +65,7 @@ int mapped_files_open(struct mapped_files *mf, uint32_t pid, const struct mappin
 void mapped_files_identify(struct mapped_files *mf, uint32_t pid, struct mapping *m);
 
 /* Opens m's file now, while pid surely maps it, so that it is there when
- * the process has gone: only the first time the file is seen. */
+ * the process has gone: unless it was opened before. */
 void mapped_files_prefetch(struct mapped_files *mf, uint32_t pid, const struct mapping *m);
 
 /* Counts m's file as asked for now, if it is known. */
