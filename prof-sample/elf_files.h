@@ -7,8 +7,9 @@
  * processes cannot afford.
  *
  * An image is let go of once no Dwfl holds it and none has asked for it
- * for a few sweeps: its mapping would keep the file, and the file system
- * it is on, after every process that mapped it has gone.
+ * for as long as mapped_files.h keeps a file: its mapping would keep the
+ * file, and the file system it is on, after every process that mapped it
+ * has gone.
  */
 #ifndef PROF_SAMPLE_ELF_FILES_H
 #define PROF_SAMPLE_ELF_FILES_H
@@ -47,7 +48,7 @@ void elf_files_release(struct elf_image *f);
 
 /* Frees the images nobody holds that were not asked for since
  * ELF_FILES_IDLE sweeps ago, and the failures remembered as long. */
-#define ELF_FILES_IDLE 3
+#define ELF_FILES_IDLE MAPPED_FILES_IDLE
 void elf_files_sweep(struct elf_files *fs);
 
 /* The vDSO, the same in every 64-bit process (NULL if unavailable). */

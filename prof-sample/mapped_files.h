@@ -10,11 +10,16 @@
  * it, same build-id where the kernel read one.  A file found by path that
  * cannot be checked either way is not used.
  *
- * A file is let go of once nobody has asked for it for a few drains: a
+ * A file is let go of once nobody has asked for it for 30 drains: a
  * descriptor held on the file of a process long gone would keep its space
  * on disk after it is deleted, and its file system mounted (a container's,
  * after the container has gone).  A file asked for again is opened again,
- * through a process that maps it.
+ * through a process that maps it.  Not sooner: a process that lives less
+ * than the events' latency (10 ms, 100 with --unwind=fp) may be gone
+ * before its mmap event is read, and its file then has no other way in
+ * when only the process could reach it (a private directory, a
+ * container's); a health check run every few seconds must find the file
+ * its last run opened.
  */
 #ifndef PROF_SAMPLE_MAPPED_FILES_H
 #define PROF_SAMPLE_MAPPED_FILES_H
@@ -74,7 +79,7 @@ void mapped_files_touch(struct mapped_files *mf, const struct mapping *m);
 /* Closes and forgets the files not asked for since MAPPED_FILES_IDLE sweeps
  * ago.  Called after each complete drain, once the samples of the
  * processes that have gone are all written. */
-#define MAPPED_FILES_IDLE 3
+#define MAPPED_FILES_IDLE 30
 void mapped_files_sweep(struct mapped_files *mf);
 
 #endif

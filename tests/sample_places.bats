@@ -258,7 +258,9 @@ unmounts_while_sampling() {
 	mount -t tmpfs none "$NS_MNT"
 	unique_program "$NS_MNT" svc
 	for mode in dwarf fp; do
-		prof-sample -F 499 -v --unwind=$mode -d 30 -o "$TMP/$mode.prof" 2> "$TMP/$mode.err" &
+		# Files are let go of after 30 drains: 3 s at this interval.
+		prof-sample -F 499 -v --unwind=$mode --interval 0.1 -d 30 -o "$TMP/$mode.prof" \
+			2> "$TMP/$mode.err" &
 		SAMPLER=$!
 		sampling
 		"$NS_MNT/svc" 1
@@ -276,4 +278,45 @@ unmounts_while_sampling() {
 		mount -t tmpfs none "$NS_MNT"
 		cp "$TMP/svc.bin" "$NS_MNT/svc"
 	done
+}
+
+@test "a 3 ms program in a 0700 directory, run 10 times: once one run's file is had, every later run reaches main" {
+	dir=$(mktemp -d)
+	cat > "$TMP/brief.c" <<-'EOF2'
+		#include <time.h>
+		__attribute__((noinline)) double work(double x) { for (int i = 0; i < 1000; i++) x = x * 1.0000001 + 1e-9; return x; }
+		int main(void) {
+			struct timespec a, b; double x = 1;
+			clock_gettime(CLOCK_MONOTONIC, &a);
+			do { x = work(x); clock_gettime(CLOCK_MONOTONIC, &b); }
+			while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 3000000);
+			return x < 0;
+		}
+	EOF2
+	gcc -O2 -fomit-frame-pointer -o "$dir/brief" "$TMP/brief.c"
+	prof-sample -F 999 -d 30 -o "$TMP/cap.prof" &
+	SAMPLER=$!
+	sampling
+	for _ in $(seq 10); do
+		"$dir/brief"
+		sleep 0.3
+	done
+	kill -INT "$SAMPLER"
+	wait "$SAMPLER"
+	SAMPLER=
+	# Symbolized while the file is there: the callers are what is tested.
+	prof-symbolize "$TMP/cap.prof" | prof-fold --pid > "$TMP/folded"
+	rm -rf "$dir"
+	# Each run, in the order the runs were: how many of its samples in
+	# work() came with their callers.
+	awk -F';' '$1 ~ /^brief-/ && / [0-9]+$/ && $NF ~ /^work / {
+		pid = substr($1, 7); n = $NF; sub(/.* /, "", n)
+		all[pid] += n; if ($0 ~ /;main;work [0-9]+$/) whole[pid] += n
+	} END { for (p in all) print p, whole[p] + 0, all[p] }' "$TMP/folded" | sort -n > "$TMP/runs"
+	cat "$TMP/runs"
+	# A run may be gone before prof-sample could open its file (only the
+	# process could reach it): the first runs may go without callers.
+	# But once one run's file was had, it serves every later run.
+	awk 'BEGIN { s = 0 } $2 == $3 && $3 > 0 { s = 1 } s && $2 != $3 { bad++ }
+	     END { exit !(s && !bad) }' "$TMP/runs"
 }
