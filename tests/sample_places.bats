@@ -263,7 +263,8 @@ unmounts_while_sampling() {
 			2> "$TMP/$mode.err" &
 		SAMPLER=$!
 		sampling
-		"$NS_MNT/svc" 1
+		# 1 to 2 s: unique_program counts whole seconds of time().
+		"$NS_MNT/svc" 2
 		# Mounted again for the next mode, with the same program.
 		cp "$NS_MNT/svc" "$TMP/svc.bin"
 		unmounts_while_sampling
