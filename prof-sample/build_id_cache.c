@@ -451,6 +451,9 @@ static void store(struct build_id_cache *c, struct mapped_files *files, const st
 		return;
 	}
 	if ((src = image_source(files, p)) < 0) {
+		/* Its process gone before the file was opened: the next
+		 * process to map it may still be there. */
+		htab_remove(c->seen, p->m.build_id, p->m.build_id_len);
 		c->stats.failed++;
 		return;
 	}

@@ -57,7 +57,8 @@ struct build_id_cache {
 bool build_id_cache_start(struct build_id_cache *c, const char *dir, uint64_t limit);
 void build_id_cache_stop(struct build_id_cache *c);
 
-/* Queues m's file, mapped by pid, unless its build-id was offered before. */
+/* Queues m's file, mapped by pid, unless its build-id was offered before
+ * (and not found unreadable since). */
 void build_id_cache_offer(struct build_id_cache *c, uint32_t pid, const struct mapping *m);
 
 /* Stores queued files for at most budget_ns (0: all of them). */

@@ -281,7 +281,7 @@ unmounts_while_sampling() {
 	done
 }
 
-@test "a 3 ms program in a 0700 directory, run 10 times: once one run's file is had, every later run reaches main" {
+@test "a 3 ms program in a 0700 directory, run 10 times: once one run's file is had, every later run reaches main, and the cache has it" {
 	dir=$(mktemp -d)
 	cat > "$TMP/brief.c" <<-'EOF2'
 		#include <time.h>
@@ -305,9 +305,13 @@ unmounts_while_sampling() {
 	kill -INT "$SAMPLER"
 	wait "$SAMPLER"
 	SAMPLER=
-	# Symbolized while the file is there: the callers are what is tested.
+	# Symbolized while the file is there: the callers first.
 	prof-symbolize "$TMP/cap.prof" | prof-fold --pid > "$TMP/folded"
 	rm -rf "$dir"
+	# And from the build-id cache once it is gone: the file was copied
+	# from the run that had it, if not from the first.
+	prof-symbolize "$TMP/cap.prof" | prof-fold > "$TMP/cached"
+	grep -qE '^brief;.*;main;work [0-9]+$' "$TMP/cached"
 	# Each run, in the order the runs were: how many of its samples in
 	# work() came with their callers.
 	awk -F';' '$1 ~ /^brief-/ && / [0-9]+$/ && $NF ~ /^work / {
