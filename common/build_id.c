@@ -10,6 +10,11 @@
 
 #include "stream.h"
 
+/* A build-id note is 36 bytes and every note of a real file a few KiB: a
+ * note segment or section past this is not read (libelf would copy it
+ * whole, a file's claimed gigabytes included, where it is unaligned). */
+#define MAX_NOTES (1u << 20)
+
 static size_t note_build_id(Elf_Data *data, uint8_t *id)
 {
 	GElf_Nhdr nhdr;
@@ -38,7 +43,8 @@ size_t elf_build_id(Elf *elf, uint8_t *id)
 		for (size_t i = 0; i < phnum; i++) {
 			GElf_Phdr ph;
 			Elf_Data *data;
-			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE ||
+			    ph.p_filesz > MAX_NOTES)
 				continue;
 			data = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
 						    ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
@@ -50,7 +56,7 @@ size_t elf_build_id(Elf *elf, uint8_t *id)
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		Elf_Data *data;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || sh.sh_type == SHT_NOBITS)
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || sh.sh_size > MAX_NOTES)
 			continue;
 		data = elf_getdata(scn, NULL);
 		if (data && (len = note_build_id(data, id)) > 0)

@@ -21,8 +21,12 @@
 #include "stream.h"
 
 /* An image keeps its DWARF up to this size (and an eighth of the cache):
- * past it, symbols only; the DWARF is then for debuginfod to serve. */
+ * past it, symbols only; the DWARF is then for debuginfod to serve.  A
+ * whole image is at most MAX_IMAGE and an eighth of the cache: one file
+ * must not push out the rest of it, and the main process builds the image
+ * in memory (a memfd) before the keeper may refuse it. */
 #define MAX_DWARF (64ull << 20)
+#define MAX_IMAGE (256ull << 20)
 /* Temporary files older than this were left by a capture that died. */
 #define STALE_TMP_SECS 3600
 
@@ -370,7 +374,8 @@ bool build_id_cache_start(struct build_id_cache *c, const char *dir, uint64_t li
 	memset(c, 0, sizeof(*c));
 	c->keeper.sock = -1;
 	snprintf(c->dir, sizeof(c->dir), "%s", dir);
-	c->max_dwarf = limit / 8 < MAX_DWARF ? limit / 8 : MAX_DWARF;
+	c->lim.max_dwarf = limit / 8 < MAX_DWARF ? limit / 8 : MAX_DWARF;
+	c->lim.max_image = limit / 8 < MAX_IMAGE ? limit / 8 : MAX_IMAGE;
 	c->seen = htab_new();
 	/* k is the child's copy from here on. */
 	return helper_spawn(&c->keeper, "build-id cache", keeper_confine, keeper_serve, &k, false);
@@ -441,8 +446,9 @@ static int image_source(struct mapped_files *files, const struct pending *p)
 static void store(struct build_id_cache *c, struct mapped_files *files, const struct pending *p)
 {
 	struct cache_reply rp;
+	struct image_stats ist;
+	enum image_result r = IMAGE_NOT_ELF;
 	int src, image;
-	bool ok;
 
 	if (!call(c, OP_HAS, &p->m, -1, &rp))
 		return;
@@ -459,13 +465,20 @@ static void store(struct build_id_cache *c, struct mapped_files *files, const st
 	}
 	image = memfd_create("prof-debug-image", MFD_CLOEXEC);
 	Elf *elf = image >= 0 ? elf_begin(src, ELF_C_READ_MMAP, NULL) : NULL;
-	ok = elf && debug_image_write(elf, image, c->max_dwarf);
+	if (elf)
+		r = debug_image_write(elf, src, image, &c->lim, &ist);
 	elf_end(elf);
 	close(src);
-	if (ok && call(c, OP_PUT, &p->m, image, &rp) && rp.status == 0) {
+	if (r == IMAGE_WRITTEN && (ist.too_large || ist.holes))
+		c->stats.cut++;
+	if (r == IMAGE_NO_SYMBOLS)
+		c->stats.useless++;
+	else if (r != IMAGE_WRITTEN)
+		c->stats.failed++;
+	else if (call(c, OP_PUT, &p->m, image, &rp) && rp.status == 0) {
 		c->stats.stored++;
 		c->stats.bytes += rp.bytes;
-	} else if (ok && (rp.status == -ENOSPC || rp.status == -EFBIG)) {
+	} else if (rp.status == -ENOSPC || rp.status == -EFBIG) {
 		c->stats.full++;
 	} else {
 		c->stats.failed++;

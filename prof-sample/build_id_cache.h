@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "debug_image.h"
 #include "helper.h"
 #include "htab.h"
 
@@ -37,6 +38,8 @@ struct mapping;
 struct build_id_cache_stats {
 	uint64_t stored, present; /* files written, and found there already */
 	uint64_t full, failed;	  /* not stored: over the limit, or unreadable */
+	uint64_t useless;	  /* not stored: no symbols within the image's limits */
+	uint64_t cut;		  /* stored without sections too large or full of holes */
 	uint64_t bytes;		  /* written */
 	uint64_t ns;		  /* spent storing, in the main process */
 };
@@ -44,7 +47,7 @@ struct build_id_cache_stats {
 struct build_id_cache {
 	struct helper keeper;
 	char dir[4096];
-	uint64_t max_dwarf; /* DWARF kept in an image up to this size */
+	struct image_limits lim; /* of each image */
 	struct htab *seen;  /* build-ids offered this capture */
 	struct pending *queue;
 	size_t nqueue, cap, next;

@@ -3,11 +3,17 @@
  * needs, without its code and data.  Like `eu-strip --only-keep-debug` (and
  * Debian's -dbg files) it keeps the ELF and program headers as they are
  * (segments tell file offsets from addresses), every section header, and
- * the contents of the sections that are not loaded (.symtab, .strtab,
- * .debug_*, .gnu_debugdata, .gnu_debuglink, .comment), of the notes (the
- * build-id) and of the dynamic symbol table and its strings; every other
- * section becomes SHT_NOBITS, its size kept.  For a distribution's
- * binary that is a few percent of the file.
+ * the contents of the sections symbolization reads: the symbol tables and
+ * their strings, the notes (the build-id), the section names,
+ * .gnu_debugdata, .gnu_debuglink, .gnu_debugaltlink, .comment and the
+ * DWARF; every other section becomes SHT_NOBITS.  For a
+ * distribution's binary that is a few percent of the file.
+ *
+ * The file is any user's: its section headers claim what they like.  So
+ * the image is planned from the headers before a byte is copied, every
+ * section has a bound, the whole image has one, and a section whose bytes
+ * are a hole in the file (a "3 GiB section" that takes 16 KiB of disk) is
+ * not a section any linker wrote: it is left out, not read.
  */
 #ifndef PROF_SAMPLE_DEBUG_IMAGE_H
 #define PROF_SAMPLE_DEBUG_IMAGE_H
@@ -16,11 +22,37 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Writes the debug-only image of src to out (an empty, writable, seekable
- * descriptor).  With keep_dwarf false, or when the DWARF sections would
- * make the image larger than max_dwarf bytes, they become SHT_NOBITS too
- * (the symbol tables are always kept).  Returns false if src is not an ELF
- * file libelf can copy. */
-bool debug_image_write(Elf *src, int out, uint64_t max_dwarf);
+/* A note section (a build-id is 36 bytes, systemtap's probes a few KiB),
+ * the section names, and the small named sections, at most. */
+#define IMAGE_MAX_NOTE (64u << 10)
+#define IMAGE_MAX_SHSTRTAB (1u << 20)
+#define IMAGE_MAX_SMALL (64u << 10)
+/* MiniDebugInfo: prof-symbolize expands it 64 times at most. */
+#define IMAGE_MAX_MINIDEBUG (16u << 20)
+
+struct image_limits {
+	uint64_t max_image; /* every kept section together */
+	uint64_t max_dwarf; /* the DWARF, kept whole or not at all */
+};
+
+enum image_result {
+	IMAGE_WRITTEN,	 /* with at least one symbol source */
+	IMAGE_NOT_ELF,	 /* or not one libelf can copy */
+	IMAGE_NO_SYMBOLS /* nothing to symbolize with fit the limits */
+};
+
+struct image_stats {
+	uint64_t bytes;	    /* of section contents planned */
+	unsigned too_large; /* sections left out for their size */
+	unsigned holes;	    /* sections left out for holes in the file */
+};
+
+/* Writes the debug-only image of src, read from fd (-1 when src is in
+ * memory: nothing to check for holes), to out (an empty, writable,
+ * seekable descriptor), within lim.  The DWARF is kept only if all of it
+ * fits; the symbol tables, .dynsym's before .symtab's, as long as they
+ * fit. */
+enum image_result debug_image_write(Elf *src, int fd, int out, const struct image_limits *lim,
+				    struct image_stats *st);
 
 #endif

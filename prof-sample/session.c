@@ -383,6 +383,11 @@ static void report_cache(const struct build_id_cache_stats *st, bool verbose)
 		warnx("build-id cache full: %" PRIu64 " file(s) not stored "
 		      "(raise --build-id-cache-size)",
 		      st->full);
+	if (st->cut || st->useless)
+		warnx("build-id cache: %" PRIu64 " file(s) stored without sections larger than the "
+		      "limits or with holes, %" PRIu64 " not stored for that: their frames may not "
+		      "symbolize once the files are gone",
+		      st->cut, st->useless);
 	if (st->failed && verbose)
 		warnx("build-id cache: %" PRIu64 " file(s) could not be read", st->failed);
 }

@@ -2,7 +2,11 @@
  * libFuzzer target: prof-sample's debug-only images (debug_image.c, with
  * libelf) of mutated files, as prof-sample makes them of every file a
  * sampled process maps: the writer must not crash or hang on any input,
- * and what it writes must be an ELF file that reads back.  (Its build-id
+ * must stay within its limits (run under -rss_limit_mb, a section of
+ * gigabytes read would be an out-of-memory), and what it writes must be an
+ * ELF file that reads back.  The input's last byte makes the file that
+ * many 16 MiB longer, a hole: sections the mutated headers place there are
+ * a local user's sparse sections, claiming gigabytes that take no disk.  (Its build-id
  * is not always the input's: a file with one build-id in its PT_NOTE
  * segment and another in its note section shows the second in its image,
  * which prof-symbolize then refuses, as it refuses any entry whose
@@ -30,12 +34,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (in < 0 || out < 0)
 			abort();
 	}
+	off_t hole = size ? (off_t)data[size - 1] << 24 : 0;
 	if (ftruncate(in, 0) != 0 || pwrite(in, data, size, 0) != (ssize_t)size ||
-	    ftruncate(out, 0) != 0)
+	    ftruncate(in, (off_t)size + hole) != 0 || ftruncate(out, 0) != 0)
 		abort();
 	src = elf_begin(in, ELF_C_READ_MMAP, NULL);
-	/* As prof-sample does: the DWARF kept if small, then left out. */
-	bool ok = src && debug_image_write(src, out, size / 2);
+	/* As prof-sample does, with limits the inputs can reach: the DWARF
+	 * kept if small, then left out. */
+	struct image_limits lim = { .max_image = 64u << 20, .max_dwarf = size / 2 };
+	struct image_stats st;
+	bool ok = src && debug_image_write(src, in, out, &lim, &st) == IMAGE_WRITTEN;
 	elf_end(src);
 	if (!ok)
 		return 0;
