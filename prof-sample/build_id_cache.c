@@ -205,7 +205,7 @@ static int copy_in(int from, const char *tmp, uint64_t size)
 {
 	char buf[65536];
 	uint64_t off = 0;
-	int to = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	int to = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 
 	if (to < 0)
 		return -errno;
@@ -243,7 +243,7 @@ static int put(struct keeper *k, const char *hex, int fd, uint64_t *bytes)
 	if (k->total + *bytes > k->limit)
 		return -ENOSPC;
 	snprintf(path, sizeof(path), ".build-id/%.2s", hex);
-	if ((mkdir(".build-id", 0755) != 0 && errno != EEXIST) || (mkdir(path, 0755) != 0 && errno != EEXIST))
+	if ((mkdir(".build-id", 0700) != 0 && errno != EEXIST) || (mkdir(path, 0700) != 0 && errno != EEXIST))
 		return -errno;
 	entry_path(hex, path, sizeof(path));
 	snprintf(tmp, sizeof(tmp), ".build-id/%.2s/.%s.%d.tmp", hex, hex + 2, (int)getpid());
@@ -328,14 +328,18 @@ static bool keeper_confine(void *arg)
 		warn("build-id cache %s", k->dir);
 		return false;
 	}
-	/* What every capture trusts must be the user's alone. */
-	if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 022)) {
-		warnx("build-id cache %s: must belong to the user running prof-sample and not be "
-		      "writable by others",
+	/* What every capture trusts must be the user's alone, and so must
+	 * what it holds: the symbols of files only their owners may read
+	 * (a systemd CacheDirectory= is 0755 unless told otherwise). */
+	if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 077)) {
+		warnx("build-id cache %s: must belong to the user running prof-sample and be "
+		      "private to them (chmod 700): it holds the symbols of files only their owners "
+		      "may read",
 		      k->dir);
 		close(fd);
 		return false;
 	}
+	umask(077);
 	if (fchdir(fd) != 0) {
 		close(fd);
 		return false;

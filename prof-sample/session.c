@@ -383,11 +383,14 @@ static void report_cache(const struct build_id_cache_stats *st, bool verbose)
 		warnx("build-id cache full: %" PRIu64 " file(s) not stored "
 		      "(raise --build-id-cache-size)",
 		      st->full);
-	if (st->cut || st->useless)
-		warnx("build-id cache: %" PRIu64 " file(s) stored without sections larger than the "
-		      "limits or with holes, %" PRIu64 " not stored for that: their frames may not "
-		      "symbolize once the files are gone",
-		      st->cut, st->useless);
+	if (st->useless)
+		warnx("build-id cache: %" PRIu64 " file(s) not stored: no symbols within an entry's "
+		      "limit (256 MiB and an eighth of --build-id-cache-size)",
+		      st->useless);
+	if (st->cut)
+		warnx("build-id cache: %" PRIu64 " file(s) stored without sections past the limits, "
+		      "or that are holes in the file",
+		      st->cut);
 	if (st->failed && verbose)
 		warnx("build-id cache: %" PRIu64 " file(s) could not be read", st->failed);
 }

@@ -153,6 +153,7 @@ unique_program() {
 
 @test "the build-id cache is bounded: the least recently used go first, the capture's own never, the rest counted" {
 	# Ten old entries of 100 KiB, the oldest first.
+	mkdir -m 0700 "$TMP/cache"
 	for i in 0 1 2 3 4 5 6 7 8 9; do
 		mkdir -p "$TMP/cache/.build-id/0$i"
 		head -c 102400 /dev/zero > "$TMP/cache/.build-id/0$i/aaaaaaaa.debug"
@@ -161,12 +162,16 @@ unique_program() {
 	mkdir "$TMP/bin"
 	unique_program "$TMP/bin" small
 	# 300 KiB: most of the old must go for the program and ld.so; libc's
-	# image (370 KiB with its debug file's symbols, its DWARF left out
-	# past an eighth of the limit) cannot be stored at all.
+	# image (370 KiB with its debug file's symbols) cannot be stored at
+	# all: an entry is at most an eighth of the limit, and no symbol
+	# table of libc's fits that.
 	run prof-sample -v -F 199 --user-only --build-id-cache-size 300K -o "$TMP/cap.prof" -- "$TMP/bin/small" 1
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"build-id cache full: 1 file(s) not stored (raise --build-id-cache-size)"* ]]
+	[[ "$output" == *"build-id cache: 1 file(s) not stored: no symbols within an entry's limit (256 MiB and an eighth of --build-id-cache-size)"* ]]
+	libc=$(readelf -n "$(ldd "$TMP/bin/small" | sed -nE 's/.*=> (.*libc\.so[^ ]*) .*/\1/p')" |
+		sed -nE 's/.*Build ID: ([0-9a-f]+)/\1/p')
+	[ ! -e "$TMP/cache/.build-id/${libc:0:2}/${libc:2}.debug" ]
 	id=$(readelf -n "$TMP/bin/small" | sed -nE 's/.*Build ID: ([0-9a-f]+)/\1/p')
 	[ -f "$TMP/cache/.build-id/${id:0:2}/${id:2}.debug" ]
 	total=$(find "$TMP/cache/.build-id" -type f -name '*.debug' -printf '%s\n' | awk '{ s += $1 } END { print s }')
@@ -183,11 +188,21 @@ unique_program() {
 }
 
 @test "the build-id cache directory must be the user's alone; -N goes without" {
-	mkdir -m 0777 "$TMP/open"
-	run prof-sample -d 0.5 --build-id-dir "$TMP/open" -o "$TMP/cap.prof"
-	[ "$status" -eq 0 ]
-	[[ "$output" == *"build-id cache $TMP/open: must belong to the user running prof-sample and not be writable by others"* ]]
-	[ -z "$(ls -A "$TMP/open")" ]
+	# Writable by others, or only readable (systemd's CacheDirectory=
+	# default, 0755): a user read the symbols of root's private programs.
+	for mode in 0777 0755 0750; do
+		mkdir -m "$mode" "$TMP/open"
+		run prof-sample -d 0.5 --build-id-dir "$TMP/open" -o "$TMP/cap.prof"
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"build-id cache $TMP/open: must belong to the user running prof-sample and be private to them (chmod 700)"* ]]
+		[ -z "$(ls -A "$TMP/open")" ]
+		rmdir "$TMP/open"
+	done
+	# What it holds is as private as it is.
+	prof-sample -d 0.5 --build-id-dir "$TMP/private" -o "$TMP/cap.prof"
+	[ "$(stat -c %a "$TMP/private")" = 700 ]
+	[ -n "$(find "$TMP/private" -name '*.debug')" ]
+	[ -z "$(find "$TMP/private" -mindepth 1 -perm /077)" ]
 	run prof-sample -N -d 0.5 -o "$TMP/cap.prof"
 	[ "$status" -eq 0 ]
 	[ ! -e "$TMP/cache" ]
