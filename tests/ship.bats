@@ -172,3 +172,34 @@ assert labels == [{"name": "__name__", "value": "prof_cpu"}, {"name": "host", "v
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
 }
+
+@test "prof-ship passes shellcheck" {
+	command -v shellcheck >/dev/null || skip "shellcheck is not installed (.ci/setup installs it)"
+	shellcheck -s bash "$TMP/prof-ship"
+}
+
+@test "prof-ship makes files only in a private directory of its own: no name in TMPDIR another user could take first" {
+	command -v strace >/dev/null || skip "strace is not installed (.ci/setup installs it)"
+	# TMPDIR as /tmp is: anyone's to write in.  The Parca branch once
+	# wrote to the name mktemp gave plus ".pb.gz", which a user watching
+	# the directory could take first, a link to a file of root's.
+	mkdir -m 1777 "$TMP/shared"
+	bin=$(pprof_bin)
+	printf '%s\n' "$TMP/a.prof" | PATH="$bin:$PATH" PROF_SHIP_TO=parca PARCA_URL=$URL \
+		TMPDIR="$TMP/shared" strace -f -qq -e trace=mkdir,openat,creat -o "$TMP/trace" \
+		"$TMP/prof-ship"
+	[ ! -e "$TMP/a.prof" ]
+	# The directories it made in TMPDIR, each 0700.
+	mapfile -t dirs < <(sed -nE "s|.*mkdir\(\"($TMP/shared/[^\"]+)\", 0700\) = 0.*|\1|p" "$TMP/trace")
+	[ "${#dirs[@]}" -eq 1 ]
+	# Every file it created: in one of those.
+	mapfile -t made < <(grep -E 'O_CREAT' "$TMP/trace" | sed -nE 's/.*openat\([^,]+, "([^"]+)".*/\1/p' |
+		grep -v '^/dev/null$')
+	[ "${#made[@]}" -ge 2 ]
+	for f in "${made[@]}"; do
+		echo "$f"
+		[[ "$f" == "${dirs[0]}"/* ]]
+	done
+	# Nothing left behind.
+	[ -z "$(ls -A "$TMP/shared")" ]
+}
