@@ -42,6 +42,8 @@ LIBS_prof-sample    := -lbpf -ldw -lelf -lz -lxxhash
 LIBS_prof-symbolize := -ldw -lelf -ldebuginfod -liberty -llzma -lxxhash -lz
 LIBS_prof-fold      := -lxxhash -lelf
 LIBS_prof-svg       := -lxxhash -lelf -lm
+# For the unit tests of common/ alone.
+LIBS_prof-common    := -lelf
 
 BINS := $(PROGS:%=$(BUILD)/bin/%)
 

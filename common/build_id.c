@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elf_bounded.h"
 #include "stream.h"
 
 /* A build-id note is 36 bytes and every note of a real file a few KiB: a
@@ -71,7 +72,7 @@ size_t fd_build_id(int fd, uint8_t *id)
 	Elf *elf;
 
 	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = elf_begin_bounded(fd);
 	if (elf && elf_kind(elf) == ELF_K_ELF)
 		len = elf_build_id(elf, id);
 	elf_end(elf);

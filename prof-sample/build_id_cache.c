@@ -15,6 +15,7 @@
 #include "build_id.h"
 #include "debug_image.h"
 #include "diag.h"
+#include "elf_bounded.h"
 #include "mapped_files.h"
 #include "privileges.h"
 #include "processes.h"
@@ -468,7 +469,7 @@ static void store(struct build_id_cache *c, struct mapped_files *files, const st
 		return;
 	}
 	image = memfd_create("prof-debug-image", MFD_CLOEXEC);
-	Elf *elf = image >= 0 ? elf_begin(src, ELF_C_READ_MMAP, NULL) : NULL;
+	Elf *elf = image >= 0 ? elf_begin_bounded(src) : NULL;
 	if (elf)
 		r = debug_image_write(elf, src, image, &c->lim, &ist);
 	elf_end(elf);

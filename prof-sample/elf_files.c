@@ -8,8 +8,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "diag.h"
 #include "build_id.h"
+#include "diag.h"
+#include "elf_bounded.h"
 #include "htab.h"
 
 /* The longest key: a process and a path (PATH_MAX, with room). */
@@ -55,7 +56,7 @@ void elf_files_free(struct elf_files *fs)
 /* Reads fd's program headers and keeps the file mapped, without fd. */
 static struct elf_image *load(int fd, const char *name)
 {
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf *elf = elf_begin_bounded(fd);
 	struct elf_image *f;
 	GElf_Ehdr eh;
 	size_t phnum;

@@ -14,6 +14,7 @@
 
 #include "build_id.h"
 #include "diag.h"
+#include "elf_bounded.h"
 #include "stream.h"
 
 void elf_file_close(struct elf_file *f)
@@ -38,7 +39,7 @@ static bool adopt_fd(struct elf_file *f, int fd, const char *path, const uint8_t
 		     char *why, size_t whylen)
 {
 	*f = (struct elf_file){ .fd = fd };
-	f->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	f->elf = elf_begin_bounded(fd);
 	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
 		snprintf(why, whylen, "not an ELF file");
 		elf_file_close(f);
@@ -265,7 +266,7 @@ Elf *minidebuginfo_open(Elf *bin, void **image)
 	} while (ret == LZMA_OK);
 	size_t size = cap - strm.avail_out;
 	lzma_end(&strm);
-	if (ret != LZMA_STREAM_END || !(elf = elf_memory((char *)out, size)) ||
+	if (ret != LZMA_STREAM_END || !(elf = elf_memory_bounded((char *)out, size)) ||
 	    elf_kind(elf) != ELF_K_ELF) {
 		free(out);
 		return NULL;

@@ -15,6 +15,7 @@
 #include "build_id.h"
 #include "diag.h"
 #include "dwarf_frames.h"
+#include "elf_bounded.h"
 
 #define DELETED " (deleted)"
 
@@ -154,7 +155,7 @@ static bool open_vdso(struct modules *m, const struct cap_map *map, struct elf_f
 	}
 	*image = xmalloc(size);
 	memcpy(*image, (const void *)base, size);
-	*f = (struct elf_file){ .fd = -1, .elf = elf_memory(*image, size) };
+	*f = (struct elf_file){ .fd = -1, .elf = elf_memory_bounded(*image, size) };
 	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
 		snprintf(why, whylen, "not an ELF image");
 		return false;

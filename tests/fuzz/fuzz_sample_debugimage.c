@@ -20,6 +20,7 @@
 
 #include "build_id.h"
 #include "debug_image.h"
+#include "elf_bounded.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -38,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ftruncate(in, 0) != 0 || pwrite(in, data, size, 0) != (ssize_t)size ||
 	    ftruncate(in, (off_t)size + hole) != 0 || ftruncate(out, 0) != 0)
 		abort();
-	src = elf_begin(in, ELF_C_READ_MMAP, NULL);
+	src = elf_begin_bounded(in);
 	/* As prof-sample does, with limits the inputs can reach: the DWARF
 	 * kept if small, then left out. */
 	struct image_limits lim = { .max_image = 64u << 20, .max_dwarf = size / 2 };
