@@ -30,21 +30,30 @@ static void parse_line(const char *s, size_t len, struct perf_map_cursor *c, per
 enum perf_map_status perf_map_read(const char *dir, uint32_t pid, uid_t owner,
 				   struct perf_map_cursor *c, perf_map_add_fn *add, void *ctx)
 {
-	char path[PATH_MAX], buf[2 * PERF_MAP_MAX_LINE];
-	size_t have = 0, total = 0;
-	struct stat st;
-	off_t at = c->offset;
+	char path[PATH_MAX];
+	enum perf_map_status st;
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/perf-%" PRIu32 ".map", dir ? dir : "/tmp", pid);
-	/* Not through a link, and the owner checked is the owner of what is
-	 * read (fstat on the descriptor). */
+	/* Not through a link. */
 	if ((fd = open_regular(path, O_NOFOLLOW)) < 0)
 		return errno == EINVAL ? PERF_MAP_REFUSED : PERF_MAP_NONE;
-	if (fstat(fd, &st) != 0 || (st.st_uid != owner && st.st_uid != 0)) {
-		close(fd);
+	st = perf_map_read_fd(fd, owner, c, add, ctx);
+	close(fd);
+	return st;
+}
+
+enum perf_map_status perf_map_read_fd(int fd, uid_t owner, struct perf_map_cursor *c,
+				      perf_map_add_fn *add, void *ctx)
+{
+	char buf[2 * PERF_MAP_MAX_LINE];
+	size_t have = 0, total = 0;
+	struct stat st;
+	off_t at = c->offset;
+
+	/* The owner checked is the owner of what is read. */
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (st.st_uid != owner && st.st_uid != 0))
 		return PERF_MAP_REFUSED;
-	}
 	c->more = false;
 	while (st.st_size > at + (off_t)have) {
 		if (total >= PERF_MAP_MAX_READ) {
@@ -78,7 +87,6 @@ enum perf_map_status perf_map_read(const char *dir, uint32_t pid, uid_t owner,
 		at += (off_t)pos;
 		have -= pos;
 	}
-	close(fd);
 	c->offset = at;
 	return PERF_MAP_READ;
 }

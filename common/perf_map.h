@@ -49,4 +49,9 @@ bool perf_map_owner(uint32_t pid, uid_t *uid);
 enum perf_map_status perf_map_read(const char *dir, uint32_t pid, uid_t owner,
 				   struct perf_map_cursor *c, perf_map_add_fn *add, void *ctx);
 
+/* The same from the map open as fd, by whoever opened it more carefully
+ * (prof-sample: without walking a path). */
+enum perf_map_status perf_map_read_fd(int fd, uid_t owner, struct perf_map_cursor *c,
+				      perf_map_add_fn *add, void *ctx);
+
 #endif

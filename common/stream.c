@@ -119,7 +119,12 @@ bool output_close(FILE *f, const char *path)
 
 int open_regular(const char *path, int extra_flags)
 {
-	int pfd = open(path, O_PATH | O_CLOEXEC | (extra_flags & O_NOFOLLOW)), fd;
+	return open_regular_at(AT_FDCWD, path, extra_flags);
+}
+
+int open_regular_at(int dirfd, const char *path, int extra_flags)
+{
+	int pfd = openat(dirfd, path, O_PATH | O_CLOEXEC | (extra_flags & O_NOFOLLOW)), fd;
 	char self[64];
 	struct stat st;
 
@@ -136,7 +141,7 @@ int open_regular(const char *path, int extra_flags)
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
 	fd = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (extra_flags & ~O_NOFOLLOW));
 	if (fd < 0 && errno == ENOENT) /* no /proc: the path once more */
-		fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | extra_flags);
+		fd = openat(dirfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | extra_flags);
 	close(pfd);
 	if (fd < 0)
 		return -1;

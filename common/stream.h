@@ -40,4 +40,7 @@ bool output_close(FILE *f, const char *path);
  * is opened.  extra_flags may hold O_NOFOLLOW. */
 int open_regular(const char *path, int extra_flags);
 
+/* The same for path relative to the directory open as dirfd. */
+int open_regular_at(int dirfd, const char *path, int extra_flags);
+
 #endif

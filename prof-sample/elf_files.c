@@ -13,11 +13,8 @@
 #include "elf_bounded.h"
 #include "htab.h"
 
-/* The longest key: a process and a path (PATH_MAX, with room). */
-#define KEY_MAX 4200
-
 struct elf_files {
-	struct htab *byid; /* file identity -> struct elf_image (elf NULL: unreadable) */
+	struct htab *byid; /* device, inode -> struct elf_image (elf NULL: not ELF) */
 	struct elf_image *vdso;
 	bool vdso_tried;
 	uint64_t sweeps;
@@ -94,50 +91,30 @@ static struct elf_image *load(int fd, const char *name)
 	return f;
 }
 
-static struct elf_image *open_image(struct processes *ps, uint32_t pid, const struct mapping *m)
-{
-	int fd = mapped_files_open(ps->files, pid, m, NULL);
-	const char *base = strrchr(m->path, '/');
-	struct elf_image *f = fd >= 0 ? load(fd, base ? base + 1 : m->path) : NULL;
-
-	if (fd >= 0)
-		close(fd);
-	return f;
-}
-
 struct elf_image *elf_files_get(struct elf_files *fs, struct processes *ps, uint32_t pid,
 				const struct mapping *m)
 {
-	/* The same file whoever maps it and wherever: by build-id, else by
-	 * device and inode, else (neither known) by process and path. */
-	char key[KEY_MAX];
-	int klen = 0;
+	/* The very file m maps (mapped_files.h: never another with its
+	 * build-id but a system file's), by its inode: a file that is not ELF
+	 * is not parsed again. */
+	struct mapped_file *file;
+	int fd = mapped_files_open(ps->files, pid, m, &file);
+	uint64_t key[2];
 	bool created;
 	struct htab_entry *e;
 	struct elf_image *f;
 
-	if (m->build_id_len) {
-		build_id_hex(m->build_id, m->build_id_len, key);
-		klen = (int)strlen(key);
-	} else if (m->inode) {
-		klen = snprintf(key, sizeof(key), "%" PRIu64 ":%" PRIu64, m->dev, m->inode);
-	} else {
-		klen = snprintf(key, sizeof(key), "%" PRIu32 ":%s", pid, m->path);
-	}
-	if (klen <= 0 || (size_t)klen >= sizeof(key))
+	if (fd < 0)
 		return NULL;
-	e = htab_upsert(fs->byid, key, (size_t)klen, &created);
-	/* A file that could not be had for one process is asked for again
-	 * for another: the first may have gone before its file was opened,
-	 * where this one still maps it (mapped_files_open() does not try
-	 * the same process again at once). */
-	if (created || !((struct elf_image *)e->val.p)->elf) {
-		struct elf_image *loaded = open_image(ps, pid, m);
-		if (!created && loaded)
-			free_file(e->val.p);
-		if (created || loaded)
-			e->val.p = loaded ? loaded : xcalloc(1, sizeof(*loaded));
+	key[0] = file->dev;
+	key[1] = file->ino;
+	e = htab_upsert(fs->byid, key, sizeof(key), &created);
+	if (created) {
+		const char *base = strrchr(m->path, '/');
+		f = load(fd, base ? base + 1 : m->path);
+		e->val.p = f ? f : xcalloc(1, sizeof(*f));
 	}
+	close(fd);
 	f = e->val.p;
 	f->used = fs->sweeps;
 	return f->elf ? f : NULL;
@@ -159,8 +136,8 @@ void elf_files_sweep(struct elf_files *fs)
 
 	for (size_t i = 0; i < htab_count(fs->byid);) {
 		struct elf_image *f = e[i].val.p;
-		char key[KEY_MAX];
-		uint32_t len = e[i].len; /* elf_files_get()'s keys are shorter */
+		uint64_t key[2];
+		uint32_t len = e[i].len; /* elf_files_get()'s keys are these */
 		if (f->holders || fs->sweeps - f->used < ELF_FILES_IDLE) {
 			i++;
 			continue;

@@ -36,8 +36,8 @@ struct elf_files *elf_files_new(void);
 void elf_files_free(struct elf_files *fs);
 
 /* The file mapping m of pid maps (opened by mapped_files_open()), or NULL if
- * it cannot be read as ELF.  Failures are remembered, and tried again when
- * another process asks. */
+ * it cannot be read as ELF, or not yet (the file reader has it).  A file
+ * that is not ELF is remembered as such. */
 struct elf_image *elf_files_get(struct elf_files *fs, struct processes *ps, uint32_t pid,
 				const struct mapping *m);
 

@@ -73,18 +73,34 @@ bool helper_spawn(struct helper *h, const char *name, bool (*confine)(void *arg)
 	return true;
 }
 
-static void stop(struct helper *h, const char *why)
+/* Kills h's process and reaps it if it dies within 10 ms.  It may not: a
+ * request a FUSE server has read and never answers waits uninterruptibly,
+ * SIGKILL or not, until the server answers or goes.  The main process
+ * must not wait with it.  Returns the pid left to reap, or 0. */
+static pid_t stop(struct helper *h, const char *why)
 {
+	pid_t pid = h->pid;
+
 	if (why)
 		warnx("%s: %s; going on without it", h->name, why);
 	if (h->sock >= 0)
 		close(h->sock);
 	h->sock = -1;
-	if (h->pid > 0) {
-		kill(h->pid, SIGKILL);
-		waitpid(h->pid, NULL, 0);
-	}
 	h->pid = -1;
+	if (pid <= 0)
+		return 0;
+	kill(pid, SIGKILL);
+	for (int i = 0; i < 10; i++) {
+		if (waitpid(pid, NULL, WNOHANG) != 0)
+			return 0;
+		usleep(1000);
+	}
+	return pid;
+}
+
+pid_t helper_kill(struct helper *h)
+{
+	return stop(h, NULL);
 }
 
 void helper_stop(struct helper *h)

@@ -41,12 +41,18 @@ bool helper_spawn(struct helper *h, const char *name, bool (*confine)(void *arg)
 /* Sends a request (with fd_in, or -1) and waits for its reply of exactly
  * replen bytes (with a descriptor in *fd_out, or -1, if fd_out is given).
  * False if the helper is not running, or failed to answer in time: it is
- * then stopped, with a message. */
+ * then killed, with a message (and reaped if it can die). */
 bool helper_call(struct helper *h, const void *req, size_t reqlen, int fd_in, void *rep,
 		 size_t replen, int *fd_out);
 
 /* Closes the socket and reaps the helper. */
 void helper_stop(struct helper *h);
+
+/* Kills the helper and reaps it, quietly: for helpers that are started
+ * again when needed.  One waiting on a FUSE server that read its request
+ * and never answers cannot die until the server answers or goes: its pid
+ * is returned, for the caller to reap later (waitpid WNOHANG); else 0. */
+pid_t helper_kill(struct helper *h);
 
 /* For serve(): one message of at most len bytes and its descriptor (or -1
  * in *fd); returns its length, 0 when the main process has gone. */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "diag.h"
@@ -20,7 +21,7 @@ struct open_request {
 struct open_reply {
 	int32_t err; /* 0, with a descriptor; else an errno value */
 	uint32_t reserved;
-	uint64_t dev, ino;
+	struct opened_file info;
 };
 
 /* The executable mapping of a regular file that holds address addr in pid,
@@ -66,8 +67,10 @@ static uint64_t exec_mapping_at(uint32_t pid, uint64_t addr, uint64_t *start, ui
 }
 
 /* Opens without side effects first (O_PATH: no device is opened, no FUSE
- * server asked to open), checks the file, and only then opens it for
- * reading, through the descriptor so that it is the same file. */
+ * server asked to open), checks the file and its file system, and only
+ * then, on a local one, opens it for reading, through the descriptor so
+ * that it is the same file.  A file elsewhere is given as the O_PATH
+ * descriptor, for a helper that may be killed to open and copy. */
 static int open_mapped(const struct open_request *rq, struct open_reply *rp)
 {
 	char path[96];
@@ -83,11 +86,26 @@ static int open_mapped(const struct open_request *rq, struct open_reply *rp)
 	if ((pfd = open(path, O_PATH | O_CLOEXEC)) < 0)
 		return -errno;
 	/* DONT_SYNC: a FUSE server is not asked, the cached attributes do. */
-	if (statx(pfd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_INO, &stx) != 0 ||
+	if (statx(pfd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
+		  STATX_TYPE | STATX_MODE | STATX_INO | STATX_UID | STATX_GID | STATX_SIZE |
+			  STATX_MNT_ID,
+		  &stx) != 0 ||
 	    !S_ISREG(stx.stx_mode) || stx.stx_ino != ino) {
 		close(pfd);
 		return -EINVAL;
 	}
+	rp->info = (struct opened_file){
+		.dev = makedev(stx.stx_dev_major, stx.stx_dev_minor),
+		.ino = stx.stx_ino,
+		.size = stx.stx_size,
+		.uid = stx.stx_uid,
+		.gid = stx.stx_gid,
+		.mode = stx.stx_mode,
+	};
+	if (stx.stx_mask & STATX_MNT_ID)
+		rp->info.fs = local_fs(rq->pid, stx.stx_mnt_id);
+	if (rp->info.fs.kind != FS_LOCAL)
+		return pfd;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", pfd);
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	close(pfd);
@@ -97,8 +115,6 @@ static int open_mapped(const struct open_request *rq, struct open_reply *rp)
 		close(fd);
 		return -EINVAL;
 	}
-	rp->dev = st.st_dev;
-	rp->ino = st.st_ino;
 	return fd;
 }
 
@@ -145,8 +161,8 @@ void opener_stop(struct opener *o)
 	helper_stop(&o->h);
 }
 
-int opener_open(struct opener *o, uint32_t pid, uint64_t start, uint64_t end, uint64_t *dev,
-		uint64_t *ino)
+int opener_open(struct opener *o, uint32_t pid, uint64_t start, uint64_t end,
+		struct opened_file *info)
 {
 	struct open_request rq = { .pid = pid, .start = start, .end = end };
 	struct open_reply rp;
@@ -162,7 +178,6 @@ int opener_open(struct opener *o, uint32_t pid, uint64_t start, uint64_t end, ui
 		return -1;
 	}
 	o->served++;
-	*dev = rp.dev;
-	*ino = rp.ino;
+	*info = rp.info;
 	return fd;
 }

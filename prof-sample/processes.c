@@ -1,11 +1,13 @@
 #include "processes.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "diag.h"
@@ -52,10 +54,23 @@ struct process {
 void processes_init(struct processes *ps, const struct process_news *news,
 		    struct mapped_files *files)
 {
+	struct statx stx;
+
 	memset(ps, 0, sizeof(*ps));
 	ps->news = news;
 	ps->files = files;
 	ps->byid = htab_new();
+	/* Perf maps are looked up by name in /tmp, held open from here: on a
+	 * local file system, else not at all (reading them must not wait). */
+	ps->tmp_dir = open("/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (ps->tmp_dir >= 0 &&
+	    (statx(ps->tmp_dir, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID, &stx) != 0 ||
+	     !(stx.stx_mask & STATX_MNT_ID) || local_fs(0, stx.stx_mnt_id).kind != FS_LOCAL)) {
+		warnx("/tmp: not on a local file system: perf maps will not be read");
+		close(ps->tmp_dir);
+		ps->tmp_dir = -1;
+	}
+	ps->tmp_mount = ps->tmp_dir >= 0 ? stx.stx_mnt_id : 0;
 }
 
 static void unref(struct mapset *set)
@@ -83,7 +98,11 @@ static void free_process(void *v)
 
 void processes_free(struct processes *ps)
 {
+	if (!ps->byid)
+		return;
 	htab_free_values(ps->byid, free_process);
+	if (ps->tmp_dir >= 0)
+		close(ps->tmp_dir);
 }
 
 static struct process *get(struct processes *ps, uint32_t pid)
@@ -327,6 +346,36 @@ static void add_jit_symbol(void *ctx, uint64_t start, uint64_t size, const char 
 	c->news->jit_symbol(c->news->ctx, c->pid, start, size, name, len);
 }
 
+/* pid's perf map, opened without walking a path: its one name looked up
+ * in /tmp, and refused, before it is opened, if it is not a regular file
+ * of /tmp's own mount (a user's FUSE mount on it, whose server would keep
+ * a read waiting), both told without asking its file system. */
+static int open_perf_map(const struct processes *ps, uint32_t pid)
+{
+	char name[32], self[64];
+	struct statx stx;
+	int pfd, fd;
+
+	if (ps->tmp_dir < 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	snprintf(name, sizeof(name), "perf-%" PRIu32 ".map", pid);
+	if ((pfd = openat(ps->tmp_dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return -1;
+	if (statx(pfd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_MNT_ID, &stx) != 0 ||
+	    !S_ISREG(stx.stx_mode) || !(stx.stx_mask & STATX_MNT_ID) ||
+	    stx.stx_mnt_id != ps->tmp_mount) {
+		close(pfd);
+		errno = EINVAL;
+		return -1;
+	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	close(pfd);
+	return fd;
+}
+
 void processes_perf_map(struct processes *ps, uint32_t pid)
 {
 	struct htab_entry *e = htab_find(ps->byid, &pid, sizeof(pid));
@@ -336,16 +385,21 @@ void processes_perf_map(struct processes *ps, uint32_t pid)
 		return;
 	p->perf_map_interval = ps->interval + 1;
 	uint64_t skipped = p->perf_map.skipped;
-	enum perf_map_status st = perf_map_read(NULL, pid, p->uid, &p->perf_map, add_jit_symbol,
-						&(struct jit_ctx){ ps->news, pid });
+	int fd = open_perf_map(ps, pid);
+	enum perf_map_status st = fd < 0 ? (errno == EINVAL ? PERF_MAP_REFUSED : PERF_MAP_NONE)
+					 : perf_map_read_fd(fd, p->uid, &p->perf_map, add_jit_symbol,
+							    &(struct jit_ctx){ ps->news, pid });
+
+	if (fd >= 0)
+		close(fd);
 	if (!skipped && p->perf_map.skipped)
 		warnx("/tmp/perf-%" PRIu32 ".map: lines longer than %d bytes or not START SIZE "
 		      "NAME skipped",
 		      pid, PERF_MAP_MAX_LINE);
 	if (st == PERF_MAP_REFUSED) {
 		p->perf_map_refused = true;
-		warnx("/tmp/perf-%" PRIu32 ".map: not owned by the process's user or root; "
-		      "ignored",
+		warnx("/tmp/perf-%" PRIu32 ".map: not a regular file of /tmp owned by the process's "
+		      "user or root; ignored",
 		      pid);
 	}
 }
@@ -401,7 +455,7 @@ bool processes_sampled(struct processes *ps, uint32_t pid)
 	p->sampled = true;
 	if (p->snapshot) {
 		for (size_t i = 0; i < p->n; i++)
-			if (p->maps[i].inode && !p->maps[i].build_id_len)
+			if (p->maps[i].inode)
 				mapped_files_identify(ps->files, pid, &p->maps[i]);
 		from_maps = true;
 	} else {

@@ -22,6 +22,10 @@ struct mapping {
 	uint64_t start, end, pgoff, dev, inode;
 	uint8_t build_id_len;
 	uint8_t build_id[BUILD_ID_MAX];
+	/* Set once the file was read: owner is who controls its content
+	 * (mapped_files.h), when that can be told. */
+	bool trusted;
+	uint32_t owner;
 	char *path;
 };
 
@@ -45,6 +49,8 @@ struct processes {
 	struct build_id_cache *cache; /* NULL: none */
 	struct htab *byid;	      /* pid -> struct process */
 	uint64_t interval;	      /* drain intervals ended so far */
+	int tmp_dir;		      /* /tmp, where perf maps are, or -1 */
+	uint64_t tmp_mount;	      /* its mount: a perf map must be on it */
 	uint64_t file;		      /* capture files finished so far (--rotate) */
 };
 

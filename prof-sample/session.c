@@ -58,6 +58,8 @@ bool session_open(struct session *s, struct profile_bpf *skel, const struct sour
 	have_ksyms = kallsyms_load(&s->ksyms, "/proc/kallsyms");
 	if (!have_ksyms)
 		warn("/proc/kallsyms: kernel frames will stay unresolved");
+	/* Before any helper is forked: which user namespace is the host's. */
+	local_fs_init();
 	/* Forked while prof-sample may still give it what it keeps. */
 	have_opener = opener_start(&s->opener);
 	if (!have_opener)
@@ -174,7 +176,9 @@ bool session_begin(struct session *s, int ncpus)
 	 * privilege may open come through the opener. */
 	if (!drop_privileges(!bpf_maps_work_unprivileged(bpf_map__fd(s->skel->maps.counts0))))
 		return false;
-	s->files.by_path = true;
+	/* Paths, and files not on a local file system, from here on: by a
+	 * helper as unprivileged as the main process, that can be killed. */
+	mapped_files_start_reader(&s->files);
 	s->next_drain_ns = s->start_ns + (uint64_t)(o->interval * 1e9);
 	s->deadline_ns = o->duration ? s->start_ns + (uint64_t)(o->duration * 1e9) : UINT64_MAX;
 	s->next_rotation_ns = o->rotate ? s->start_ns + o->rotate * 1000000000ull : UINT64_MAX;
@@ -214,7 +218,10 @@ static void record_losses(struct session *s)
 /* Moves the samples of the interval that ended into the capture. */
 static bool drain(struct session *s, bool last)
 {
-	enum drain_result r = s->src->drain(s->src_state, monotonic_ns() - s->file_start_ns, last);
+	enum drain_result r;
+
+	mapped_files_poll(&s->files, 0);
+	r = s->src->drain(s->src_state, monotonic_ns() - s->file_start_ns, last);
 
 	if (r == DRAIN_ERROR)
 		return false;
@@ -287,6 +294,7 @@ bool session_step(struct session *s, bool *failed)
 		int most = s->src->poll_ms < POLL_MS ? s->src->poll_ms : POLL_MS;
 
 		sideband_poll(&s->sb, ms > (uint64_t)most ? most : (int)ms);
+		mapped_files_poll(&s->files, 0);
 		if (s->src->poll && !s->src->poll(s->src_state)) {
 			*failed = true;
 			return false;
@@ -306,9 +314,14 @@ bool session_step(struct session *s, bool *failed)
 	return true;
 }
 
+/* What the file reader may still be reading is waited for this long at
+ * the end: sampling has stopped, nothing is held up. */
+#define SETTLE_MS 3000
+
 void session_finish(struct session *s)
 {
 	drain(s, true);
+	mapped_files_poll(&s->files, SETTLE_MS);
 	build_id_cache_work(s->procs.cache, &s->files, 0);
 	recorder_end(s->rec, monotonic_ns() - s->file_start_ns);
 }
@@ -397,12 +410,19 @@ static void report_cache(const struct build_id_cache_stats *st, bool verbose)
 
 static void report_files(const struct mapped_files *f, bool verbose)
 {
+	const struct file_reader_stats *r = f->reader ? file_reader_stats(f->reader) : NULL;
+
 	if (verbose)
 		warnx("mapped files: %" PRIu64 " opened through processes, %" PRIu64
-		      " by path, %" PRIu64 " unreadable, %" PRIu64 " not the file mapped; "
+		      " by path, %" PRIu64 " copied from file systems that are not local, %" PRIu64
+		      " unreadable, %" PRIu64 " not the file mapped; "
 		      "%" PRIu64 " let go of, %zu kept at the end (%zu open)",
-		      f->opened_privileged, f->opened_by_path, f->unreadable, f->mismatched,
-		      f->released, f->n, f->open_fds);
+		      f->opened_privileged, f->opened_by_path, f->copied, f->unreadable,
+		      f->mismatched, f->released, f->n, f->open_fds);
+	if (r && r->stalled)
+		warnx("%" PRIu64 " file(s) given up after %d s on a file system that did not "
+		      "answer (a FUSE server stopped?): their frames stay unresolved",
+		      r->stalled, FILE_READER_TIMEOUT_MS / 1000);
 }
 
 void session_report(struct session *s)

@@ -70,13 +70,11 @@ static void on_mmap2(struct sideband *sb, const struct rec_mmap2 *r)
 		m.dev = makedev(r->maj, r->min);
 		m.inode = r->ino;
 	}
-	/* The file is opened now, while the process surely maps it; and
-	 * where the kernel could not read the build-id (its page was not
-	 * cached), it is read from the file. */
-	if (!m.build_id_len)
-		mapped_files_identify(sb->ps->files, r->pid, &m);
-	else
-		mapped_files_prefetch(sb->ps->files, r->pid, &m);
+	/* The file is opened now, while the process surely maps it: what
+	 * the kernel could not tell (the build-id, when its page was not
+	 * cached; the inode, when it gave the build-id) and who controls the
+	 * file are read from it. */
+	mapped_files_identify(sb->ps->files, r->pid, &m);
 	processes_mmap(sb->ps, r->pid, &m);
 }
 

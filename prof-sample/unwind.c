@@ -53,6 +53,10 @@ struct proc_dwfl {
 	struct htab *checks; /* pc -> enum check + 1: next_step()'s answers */
 	struct elf_image **held; /* the files its modules are, until it ends */
 	size_t nheld, held_cap;
+	/* A file it lacks may come (the file reader brings it): built again
+	 * once the reader has brought any. */
+	bool incomplete;
+	uint64_t files_epoch;
 };
 
 /* What next_step() found about a pc in a module. */
@@ -172,13 +176,19 @@ struct unwinder *unwinder_new(struct processes *ps)
 	return u;
 }
 
+static void release_files(struct proc_dwfl *pd)
+{
+	for (size_t i = 0; i < pd->nheld; i++)
+		elf_files_release(pd->held[i]);
+	pd->nheld = 0;
+}
+
 static void free_proc(void *p)
 {
 	struct proc_dwfl *pd = p;
 
 	dwfl_end(pd->dwfl);
-	for (size_t i = 0; i < pd->nheld; i++)
-		elf_files_release(pd->held[i]);
+	release_files(pd);
 	free(pd->held);
 	htab_free(pd->checks);
 	free(pd);
@@ -238,10 +248,12 @@ static Dwfl *build(struct unwinder *u, struct proc_dwfl *pd, uint32_t pid,
 		const struct elf_image *f = NULL;
 		struct elf_image *file = NULL;
 		bool first;
-		if (m->path[0] == '/' && !anonymous(m))
+		if (m->path[0] == '/' && !anonymous(m)) {
 			f = file = elf_files_get(u->files, u->ps, pid, m);
-		else if (strcmp(m->path, "[vdso]") == 0)
+			pd->incomplete |= !f;
+		} else if (strcmp(m->path, "[vdso]") == 0) {
 			f = elf_files_vdso(u->files);
+		}
 		if (!f)
 			continue;
 		struct htab_entry *e = htab_upsert(per_file, &f, sizeof(f), &first);
@@ -275,10 +287,21 @@ static struct proc_dwfl *proc_dwfl(struct unwinder *u, uint32_t pid, const struc
 	if (created) {
 		pd = e->val.p = xcalloc(1, sizeof(struct proc_dwfl));
 		pd->generation = generation;
+		pd->files_epoch = u->ps->files->epoch;
 		pd->dwfl = build(u, pd, pid, maps, n);
 		pd->checks = htab_new();
 	}
 	pd = e->val.p;
+	if (pd->incomplete && pd->files_epoch != u->ps->files->epoch) {
+		/* Its modules, and what next_step() found in them, anew. */
+		dwfl_end(pd->dwfl);
+		release_files(pd);
+		htab_free(pd->checks);
+		pd->incomplete = false;
+		pd->files_epoch = u->ps->files->epoch;
+		pd->dwfl = build(u, pd, pid, maps, n);
+		pd->checks = htab_new();
+	}
 	pd->used = u->sweeps;
 	return pd;
 }

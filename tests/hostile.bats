@@ -20,8 +20,14 @@ setup() {
 }
 
 teardown() {
+	[ -n "${SERVER:-}" ] && kill -CONT "$SERVER" 2>/dev/null
 	[ -n "${APID:-}" ] && kill "$APID" 2>/dev/null
+	[ -n "${RPID:-}" ] && kill "$RPID" 2>/dev/null
+	[ -n "${SAMPLER:-}" ] && kill -9 "$SAMPLER" 2>/dev/null
+	[ -n "${SERVER:-}" ] && { fusermount -u "$PUB/mnt" 2>/dev/null || umount -l "$PUB/mnt"; }
 	wait 2>/dev/null || true
+	[ -n "${FUSE_CONF:-}" ] && cp "$FUSE_CONF" /etc/fuse.conf
+	[ -n "${MADE_USER:-}" ] && userdel "$MADE_USER"
 	[ -n "${FUSE_MODE:-}" ] && chmod "$FUSE_MODE" /dev/fuse
 	rm -f /tmp/perf-"${APID:-x}".map
 	rm -rf "$TMP"
@@ -252,7 +258,7 @@ peak_rss() {
 	"$PROF_WORKLOADS/elf_sparse" "$TMP/evil" "$PUB/sparse" .evil $((3 << 30))
 	chown $USER_ID:$USER_ID "$PUB/sparse"
 	[ "$(stat -c %b "$PUB/sparse")" -lt 4096 ]
-	as_user "$PUB/sparse" 6 &
+	setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups "$PUB/sparse" 6 &
 	APID=$!
 	sleep 0.3
 	peak_rss prof-sample -a -d 3 -o "$TMP/cap.prof"
@@ -278,4 +284,60 @@ peak_rss() {
 	wait "$APID" || true
 	rm "$PUB/sparse"
 	prof-symbolize "$TMP/cap.prof" | grep -q "	 *[0-9a-f]* spin+0x[0-9a-f]* ($PUB/sparse)"
+}
+
+@test "a user's FUSE server that stops answering holds up neither root's capture nor its Ctrl-C" {
+	command -v bindfs >/dev/null || skip "bindfs is not installed (.ci/setup installs it)"
+	[ -c /dev/fuse ] || skip "no /dev/fuse on this host"
+	# FUSE for users, and allow_other (user_allow_other, as many hosts
+	# have it): root's processes may then map the user's files.
+	FUSE_MODE=$(stat -c %a /dev/fuse)
+	chmod 0666 /dev/fuse
+	cp /etc/fuse.conf "$TMP/fuse.conf"
+	FUSE_CONF=$TMP/fuse.conf
+	echo user_allow_other >> /etc/fuse.conf
+	# fusermount wants the user to have a name.
+	if ! getent passwd $USER_ID >/dev/null; then
+		useradd -M -N -u $USER_ID -s /bin/false prof-fuse-test
+		MADE_USER=prof-fuse-test
+	fi
+	mkdir "$PUB/src" "$PUB/mnt"
+	cp "$PROF_WORKLOADS/nofp" "$PUB/src/app"
+	chown -R $USER_ID:$USER_ID "$PUB/src" "$PUB/mnt"
+	as_user bindfs -o allow_other "$PUB/src" "$PUB/mnt"
+	SERVER=$(pgrep -u $USER_ID -x bindfs)
+	[ -n "$SERVER" ]
+	setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups "$PUB/mnt/app" 60 &
+	APID=$!
+	for _ in $(seq 50); do
+		grep -q "$PUB/mnt/app" "/proc/$APID/maps" 2>/dev/null && break
+		sleep 0.1
+	done
+	# The user stops their server: an open or a read of the file waits.
+	kill -STOP "$SERVER"
+	prof-sample -a -o "$TMP/cap.prof" 2> "$TMP/err" &
+	SAMPLER=$!
+	sleep 4
+	kill -INT "$SAMPLER"
+	# Before, the main process sat in state D on the path until the user
+	# let it go: no signal ended it.
+	for _ in $(seq 300); do
+		kill -0 "$SAMPLER" 2>/dev/null || break
+		sleep 0.1
+	done
+	run kill -0 "$SAMPLER"
+	[ "$status" -ne 0 ]
+	wait "$SAMPLER"
+	SAMPLER=
+	cat "$TMP/err"
+	grep -q "1 file(s) given up after 2 s on a file system that did not answer" "$TMP/err"
+	kill -CONT "$SERVER"
+	prof-symbolize "$TMP/cap.prof" > "$TMP/frames.txt"
+	taken=$(sed -nE 's/^# capture: taken ([0-9]+),.*/\1/p' "$TMP/frames.txt")
+	lost=$(sed -nE 's/^# capture: .* lost ([0-9]+)$/\1/p' "$TMP/frames.txt")
+	echo "taken $taken, lost $lost"
+	[ "$taken" -gt 0 ]
+	[ "$lost" -le $((taken / 50)) ]
+	# The user's program was sampled: its frames, named or not, are there.
+	grep -q "($PUB/mnt/app)" "$TMP/frames.txt"
 }

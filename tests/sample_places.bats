@@ -208,7 +208,11 @@ unique_program() {
 	[ ! -e "$TMP/cache" ]
 }
 
-@test "privilege separation: the opener is nobody with three capabilities, the keeper chrooted without any" {
+@test "privilege separation: the opener is nobody with three capabilities, the keeper chrooted without any, the reader nobody without any" {
+	# A program that exits at once: its files are opened by path, by the
+	# file reader.
+	( while sleep 0.2; do /bin/true; done ) &
+	looper=$!
 	prof-sample -d 3 -o "$TMP/cap.prof" &
 	sampler=$!
 	sleep 1.5
@@ -219,18 +223,24 @@ unique_program() {
 		readlink "/proc/$h/root" > "$TMP/root.$h"
 	done
 	wait "$sampler"
-	[ "$(wc -w <<<"$helpers")" -eq 2 ]
+	kill "$looper"
+	[ "$(wc -w <<<"$helpers")" -eq 3 ]
 	grep -qE '^Uid:	65534	65534	65534	65534$' <<<"$main"
-	opener=0 keeper=0
+	opener=0 keeper=0 reader=0
 	for h in $helpers; do
 		grep -qE '^NoNewPrivs:	1$' "$TMP/status.$h"
-		if grep -qE '^Uid:	65534	65534	65534	65534$' "$TMP/status.$h"; then
+		if grep -qE '^CapEff:	0000010000080004$' "$TMP/status.$h"; then
 			# CAP_DAC_READ_SEARCH (2), CAP_SYS_PTRACE (19),
 			# CAP_CHECKPOINT_RESTORE (40): nothing else, ever.
-			grep -qE '^CapEff:	0000010000080004$' "$TMP/status.$h"
+			grep -qE '^Uid:	65534	65534	65534	65534$' "$TMP/status.$h"
 			grep -qE '^CapBnd:	0000010000080004$' "$TMP/status.$h"
 			[ "$(cat "$TMP/root.$h")" = / ]
 			opener=1
+		elif grep -qE '^Uid:	65534	65534	65534	65534$' "$TMP/status.$h"; then
+			# What the main process is, forked from it.
+			grep -qE '^CapEff:	0000000000000000$' "$TMP/status.$h"
+			grep -qE '^CapBnd:	0000000000000000$' "$TMP/status.$h"
+			reader=1
 		else
 			grep -qE '^Uid:	0	0	0	0$' "$TMP/status.$h"
 			grep -qE '^CapEff:	0000000000000000$' "$TMP/status.$h"
@@ -241,6 +251,7 @@ unique_program() {
 	done
 	[ "$opener" -eq 1 ]
 	[ "$keeper" -eq 1 ]
+	[ "$reader" -eq 1 ]
 }
 
 # Waits, up to 10 s, for prof-sample ($SAMPLER) to sample: it becomes

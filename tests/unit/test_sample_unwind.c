@@ -109,9 +109,11 @@ static void fixture_init(struct fixture *f)
 	f->capture = open_memstream(&f->buf, &f->len);
 	f->rec = recorder_new(f->capture, "memory", NULL, &f->ps, false);
 	mapped_files_init(&f->files, NULL);
-	f->files.by_path = true;
+	mapped_files_start_reader(&f->files);
 	processes_init(&f->ps, recorder_news(f->rec), &f->files);
 	processes_sampled(&f->ps, (uint32_t)getpid());
+	/* Without an opener the files come by path, from the reader. */
+	mapped_files_poll(&f->files, 5000);
 	f->u = unwinder_new(&f->ps);
 }
 
