@@ -184,6 +184,7 @@ void capw_map(struct cap_writer *w, const struct cap_map *m)
 	put_u8(w, m->build_id_len);
 	put(w, m->build_id, m->build_id_len);
 	put_str(w, m->path);
+	put_u32(w, m->owner);
 	finish(w, CAP_MAP);
 }
 
@@ -426,6 +427,7 @@ static bool decode(struct cap_record *rec)
 		m->build_id_len = (uint8_t)get(&c, 1);
 		m->build_id = take(&c, m->build_id_len);
 		m->path = get_str(&c);
+		m->owner = more(&c) ? (uint32_t)get(&c, 4) : CAP_OWNER_UNKNOWN;
 		if (m->build_id_len > CAP_BUILD_ID_MAX || m->end < m->start)
 			return false;
 		break;

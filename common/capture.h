@@ -11,7 +11,7 @@
 
 #define CAP_MAGIC "PROFCAP"	/* 8 bytes with its NUL */
 #define CAP_MAJOR 1
-#define CAP_MINOR 4
+#define CAP_MINOR 5
 #define CAP_HEADER_SIZE 16
 #define CAP_RECORD_HEADER 8
 #define CAP_MAX_PAYLOAD (16u << 20)
@@ -82,12 +82,16 @@ struct cap_comm {
 	struct cap_str comm;
 };
 
+/* A MAP's owner when prof-sample could not tell who controls the file. */
+#define CAP_OWNER_UNKNOWN UINT32_MAX
+
 struct cap_map {
 	uint32_t pid;
 	uint64_t start, end, pgoff, dev, inode;
 	uint8_t build_id_len;
 	const uint8_t *build_id;
 	struct cap_str path;
+	uint32_t owner; /* 1.5: who controls the file's content, or CAP_OWNER_UNKNOWN */
 };
 
 struct cap_ksym {

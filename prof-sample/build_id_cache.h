@@ -40,6 +40,7 @@ struct build_id_cache_stats {
 	uint64_t full, failed;	  /* not stored: over the limit, or unreadable */
 	uint64_t useless;	  /* not stored: no symbols within the image's limits */
 	uint64_t cut;		  /* stored without sections too large or full of holes */
+	uint64_t untold;	  /* not offered: who controls the file cannot be told */
 	uint64_t bytes;		  /* written */
 	uint64_t ns;		  /* spent storing, in the main process */
 };
@@ -51,6 +52,7 @@ struct build_id_cache {
 	struct htab *seen;  /* build-ids offered this capture */
 	struct pending *queue;
 	size_t nqueue, cap, next;
+	int debug_dir; /* /usr/lib/debug/.build-id, or -1 */
 	struct build_id_cache_stats stats;
 };
 

@@ -20,6 +20,10 @@ struct plan {
 	bool *keep;
 	uint64_t left; /* of the image's budget */
 	struct image_stats *st;
+	const struct image_origin *origin;
+	char *names;	    /* the section names, and the origin note's */
+	size_t origin_name; /* where its name starts in them */
+	void *note;
 };
 
 static bool is_dwarf(const char *name)
@@ -165,25 +169,46 @@ static bool plan_image(struct plan *p, const struct image_limits *lim)
 	return symbols;
 }
 
+/* Adds bytes buf[0..size) as section out's contents. */
+static bool set_data(Elf_Scn *out, void *buf, size_t size, size_t align)
+{
+	Elf_Data *od = elf_newdata(out);
+
+	if (!od)
+		return false;
+	od->d_buf = buf;
+	od->d_size = size;
+	od->d_type = ELF_T_BYTE;
+	od->d_off = 0;
+	od->d_align = align ? align : 1;
+	od->d_version = EV_CURRENT;
+	return true;
+}
+
 static bool copy_section(struct plan *p, Elf_Scn *in, Elf *dst, size_t index)
 {
 	Elf_Scn *out = elf_newscn(dst);
 	GElf_Shdr sh;
-	Elf_Data *d, *od;
+	Elf_Data *d;
 
 	if (!out || !gelf_getshdr(in, &sh))
 		return false;
 	/* Raw bytes, in the file's byte order, compressed sections as they
-	 * are: nothing is converted on the way through. */
+	 * are: nothing is converted on the way through.  The section names
+	 * gain the origin note's. */
 	if (p->keep[index] && (d = elf_rawdata(in, NULL)) && d->d_size == sh.sh_size) {
-		if (!(od = elf_newdata(out)))
+		if (index == p->shstrndx) {
+			p->names = xmalloc(d->d_size + sizeof(ORIGIN_NOTE_SECTION));
+			if (d->d_size)
+				memcpy(p->names, d->d_buf, d->d_size);
+			memcpy(p->names + d->d_size, ORIGIN_NOTE_SECTION, sizeof(ORIGIN_NOTE_SECTION));
+			p->origin_name = d->d_size;
+			sh.sh_size = d->d_size + sizeof(ORIGIN_NOTE_SECTION);
+			if (!set_data(out, p->names, sh.sh_size, sh.sh_addralign))
+				return false;
+		} else if (!set_data(out, d->d_buf, d->d_size, sh.sh_addralign)) {
 			return false;
-		od->d_buf = d->d_buf;
-		od->d_size = d->d_size;
-		od->d_type = ELF_T_BYTE;
-		od->d_off = 0;
-		od->d_align = sh.sh_addralign ? sh.sh_addralign : 1;
-		od->d_version = EV_CURRENT;
+		}
 	} else {
 		/* Nothing of it is in the image (whatever its type claimed):
 		 * where it would start does not matter. */
@@ -191,6 +216,21 @@ static bool copy_section(struct plan *p, Elf_Scn *in, Elf *dst, size_t index)
 		sh.sh_addralign = 1;
 	}
 	return gelf_update_shdr(out, &sh) != 0;
+}
+
+/* The origin note, in a section after the file's own. */
+static bool add_origin(struct plan *p, Elf *dst)
+{
+	Elf_Scn *out = elf_newscn(dst);
+	GElf_Shdr sh = { .sh_name = (GElf_Word)p->origin_name, .sh_type = SHT_NOTE,
+			 .sh_addralign = 4 };
+	size_t size;
+
+	if (!out)
+		return false;
+	p->note = origin_note_bytes(p->origin, &size);
+	sh.sh_size = size;
+	return set_data(out, p->note, size, 4) && gelf_update_shdr(out, &sh) != 0;
 }
 
 static bool write_image(struct plan *p, Elf *dst)
@@ -216,7 +256,7 @@ static bool write_image(struct plan *p, Elf *dst)
 		if (!in || !copy_section(p, in, dst, i))
 			return false;
 	}
-	if (!gelf_getehdr(dst, &oh))
+	if (!p->names || !add_origin(p, dst) || !gelf_getehdr(dst, &oh))
 		return false;
 	memcpy(oh.e_ident, eh.e_ident, EI_NIDENT);
 	oh.e_type = eh.e_type;
@@ -241,9 +281,9 @@ static bool write_image(struct plan *p, Elf *dst)
 }
 
 enum image_result debug_image_write(Elf *src, int fd, int out, const struct image_limits *lim,
-				    struct image_stats *st)
+				    const struct image_origin *origin, struct image_stats *st)
 {
-	struct plan p = { .src = src, .fd = fd, .left = lim->max_image, .st = st };
+	struct plan p = { .src = src, .fd = fd, .left = lim->max_image, .st = st, .origin = origin };
 	enum image_result r = IMAGE_NOT_ELF;
 	size_t size;
 	struct stat sb;
@@ -259,7 +299,9 @@ enum image_result debug_image_write(Elf *src, int fd, int out, const struct imag
 	/* One flag per section header libelf has already read: as many as
 	 * the file holds. */
 	p.keep = xcalloc(p.shnum, sizeof(*p.keep));
-	if (!plan_image(&p, lim)) {
+	/* Without the section names, no note can be named, nor a section
+	 * found by name. */
+	if (!plan_image(&p, lim) || p.shstrndx >= p.shnum || !p.keep[p.shstrndx]) {
 		r = IMAGE_NO_SYMBOLS;
 	} else if ((dst = elf_begin(out, ELF_C_WRITE, NULL))) {
 		if (write_image(&p, dst))
@@ -267,5 +309,7 @@ enum image_result debug_image_write(Elf *src, int fd, int out, const struct imag
 		elf_end(dst);
 	}
 	free(p.keep);
+	free(p.names);
+	free(p.note);
 	return r;
 }

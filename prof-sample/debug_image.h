@@ -22,6 +22,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "origin_note.h"
+
 /* A note section (a build-id is 36 bytes, systemtap's probes a few KiB),
  * the section names, and the small named sections, at most. */
 #define IMAGE_MAX_NOTE (64u << 10)
@@ -49,10 +51,10 @@ struct image_stats {
 
 /* Writes the debug-only image of src, read from fd (-1 when src is in
  * memory: nothing to check for holes), to out (an empty, writable,
- * seekable descriptor), within lim.  The DWARF is kept only if all of it
- * fits; the symbol tables, .dynsym's before .symtab's, as long as they
- * fit. */
+ * seekable descriptor), within lim, with where it comes from in a note
+ * (origin_note.h).  The DWARF is kept only if all of it fits; the symbol
+ * tables, .dynsym's before .symtab's, as long as they fit. */
 enum image_result debug_image_write(Elf *src, int fd, int out, const struct image_limits *lim,
-				    struct image_stats *st);
+				    const struct image_origin *origin, struct image_stats *st);
 
 #endif

@@ -36,6 +36,7 @@ static void on_map(void *ctx, uint32_t pid, const struct mapping *m)
 				.build_id_len = m->build_id_len,
 				.build_id = m->build_id,
 				.path = cap_cstr(m->path),
+				.owner = m->trusted ? m->owner : CAP_OWNER_UNKNOWN,
 			});
 }
 

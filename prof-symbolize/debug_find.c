@@ -2,6 +2,7 @@
 
 #include <elfutils/debuginfod.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
@@ -13,8 +14,10 @@
 #include <unistd.h>
 
 #include "build_id.h"
+#include "capture.h"
 #include "diag.h"
 #include "elf_bounded.h"
+#include "origin_note.h"
 #include "stream.h"
 
 void elf_file_close(struct elf_file *f)
@@ -132,7 +135,37 @@ static bool try_path(struct elf_file *out, const char *path, const uint8_t *id, 
 	return true;
 }
 
-static bool by_build_id(struct debug_search *ds, const uint8_t *id, size_t idlen,
+/* An entry of a cache is used only if it says it was made from a file
+ * owner controls. */
+static bool made_for(struct elf_file *f, uint32_t owner)
+{
+	struct image_origin o;
+
+	if (origin_note_read(f->elf, &o) && o.owner == owner)
+		return true;
+	elf_file_close(f);
+	return false;
+}
+
+/* In cache dir, the part of the user who controls the file: theirs, and
+ * root's (a system file with the build-id names a user's copy as truly as
+ * it can); root's alone when who controls it is not known. */
+static bool in_cache(const char *dir, const char *hex, const uint8_t *id, size_t idlen,
+		     uint32_t owner, struct elf_file *out)
+{
+	char path[PATH_MAX];
+
+	if (owner != CAP_OWNER_UNKNOWN && owner != 0) {
+		snprintf(path, sizeof(path), "%s/users/%" PRIu32 "/.build-id/%.2s/%s.debug", dir, owner,
+			 hex, hex + 2);
+		if (try_path(out, path, id, idlen, false, 0) && made_for(out, owner))
+			return true;
+	}
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2);
+	return try_path(out, path, id, idlen, false, 0) && made_for(out, 0);
+}
+
+static bool by_build_id(struct debug_search *ds, const uint8_t *id, size_t idlen, uint32_t owner,
 			struct elf_file *out)
 {
 	char hex[2 * BUILD_ID_MAX + 1], path[PATH_MAX];
@@ -141,6 +174,11 @@ static bool by_build_id(struct debug_search *ds, const uint8_t *id, size_t idlen
 		return false;
 	build_id_hex(id, idlen, hex);
 	for (size_t i = 0; i < ds->ndirs; i++) {
+		if (i >= ds->first_cache && i < ds->first_cache + ds->ncaches) {
+			if (in_cache(ds->dirs[i], hex, id, idlen, owner, out))
+				return true;
+			continue;
+		}
 		snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", ds->dirs[i], hex, hex + 2);
 		if (try_path(out, path, id, idlen, false, 0))
 			return true;
@@ -207,10 +245,10 @@ static bool by_debuginfod(struct debug_search *ds, const uint8_t *id, size_t idl
 }
 
 bool debug_find(struct debug_search *ds, Elf *bin, const char *binpath, const char *origpath,
-		const uint8_t *id, size_t idlen, struct elf_file *out)
+		const uint8_t *id, size_t idlen, uint32_t owner, struct elf_file *out)
 {
 	*out = (struct elf_file){ .fd = -1 };
-	return by_build_id(ds, id, idlen, out) ||
+	return by_build_id(ds, id, idlen, owner, out) ||
 	       by_debuglink(ds, bin, binpath, origpath, id, idlen, out) ||
 	       by_debuginfod(ds, id, idlen, out);
 }

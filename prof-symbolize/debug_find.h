@@ -18,6 +18,11 @@
 struct debug_search {
 	const char *const *dirs; /* global debug directories, first wins */
 	size_t ndirs;
+	/* Among them, dirs[first_cache..first_cache + ncaches) are build-id
+	 * caches prof-sample writes: searched in the part of the user who
+	 * controls the file (a build-id names content, not trust), and an
+	 * entry used only if its origin note names that user. */
+	size_t first_cache, ncaches;
 	const char *sysroot;	 /* prefix for debuglink directories, or NULL */
 	bool debuginfod;	 /* ask debuginfod (when DEBUGINFOD_URLS is set) */
 	void *client;		 /* debuginfod_client, created on first need */
@@ -42,9 +47,11 @@ bool elf_file_open(struct elf_file *f, const char *path, int flags, const uint8_
 
 /* The separate debug file for the binary bin (may be NULL when only the
  * build-id is known), opened at binpath, mapped as origpath in the
- * capture (both for the debuglink's directories; may be NULL).  Returns false if there is none. */
+ * capture (both for the debuglink's directories; may be NULL), whose
+ * content owner controls (CAP_OWNER_UNKNOWN: root's part of the caches
+ * only).  Returns false if there is none. */
 bool debug_find(struct debug_search *ds, Elf *bin, const char *binpath, const char *origpath,
-		const uint8_t *id, size_t idlen, struct elf_file *out);
+		const uint8_t *id, size_t idlen, uint32_t owner, struct elf_file *out);
 
 /* The section named name, with data in the file (not SHT_NOBITS), or NULL. */
 Elf_Scn *elf_section_named(Elf *elf, const char *name, GElf_Shdr *sh);

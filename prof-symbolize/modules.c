@@ -208,7 +208,7 @@ static void load_symbols(struct modules *m, struct module *mod, struct elf_file 
 
 	if (!bin_symtab || need_dwarf)
 		debug_find(&m->ds, bin->elf, bin->path, mod->path, map->build_id, map->build_id_len,
-			   &dbg);
+			   map->owner, &dbg);
 	if (bin->elf)
 		elf_symtab_add_segments(t, bin->elf);
 	if (dbg.elf)
@@ -280,19 +280,24 @@ out:
 
 struct module *modules_get(struct modules *m, const struct cap_map *map, uint32_t pid)
 {
-	/* The key is the build-id, with the path appended so two files
-	 * without build-ids stay apart; a leading byte separates the two. */
-	size_t plen = map->path.len, klen = 1 + map->build_id_len + plen;
-	char *key = xmalloc(klen);
+	/* The key is who controls the file and its build-id, with the path
+	 * appended so two files without build-ids stay apart; a leading
+	 * byte separates the build-id from the path.  Files of the same
+	 * build-id but not of the same user are not the same module: each
+	 * is symbolized from what that user's file says. */
+	size_t plen = map->path.len, klen = sizeof(map->owner) + 1 + map->build_id_len + plen;
+	char *key = xmalloc(klen), *k = key;
 	bool created;
 	struct htab_entry *e;
 	struct module *mod;
 	const char *base;
 
-	key[0] = (char)map->build_id_len;
+	memcpy(k, &map->owner, sizeof(map->owner));
+	k += sizeof(map->owner);
+	*k++ = (char)map->build_id_len;
 	if (map->build_id_len)
-		memcpy(key + 1, map->build_id, map->build_id_len);
-	memcpy(key + 1 + map->build_id_len, map->path.s, plen);
+		memcpy(k, map->build_id, map->build_id_len);
+	memcpy(k + map->build_id_len, map->path.s, plen);
 	e = htab_upsert(m->byid, key, klen, &created);
 	free(key);
 	if (!created)

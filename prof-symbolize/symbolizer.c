@@ -47,10 +47,12 @@ bool symbolizer_init(struct symbolizer *s, const struct symbolize_opts *opt)
 	 * then the system's (the sysroot's, offline). */
 	s->debug_dirs = xcalloc(n + 3, sizeof(*s->debug_dirs));
 	memcpy(s->debug_dirs, opt->debug_dirs, n * sizeof(*s->debug_dirs));
+	size_t first_cache = n;
 	if (build_id_cache_dir(s->cache_dir, sizeof(s->cache_dir)))
 		s->debug_dirs[n++] = s->cache_dir;
 	if (!getenv("PROF_BUILD_ID_DIR") && strcmp(s->cache_dir, BUILD_ID_CACHE_SYSTEM) != 0)
 		s->debug_dirs[n++] = BUILD_ID_CACHE_SYSTEM;
+	size_t ncaches = n - first_cache;
 	if (opt->sysroot) {
 		s->sysroot_debug = xmalloc(strlen(opt->sysroot) + sizeof("/usr/lib/debug"));
 		strcat(strcpy(s->sysroot_debug, opt->sysroot), "/usr/lib/debug");
@@ -61,8 +63,12 @@ bool symbolizer_init(struct symbolizer *s, const struct symbolize_opts *opt)
 	modules_init(&s->modules);
 	s->modules.sysroot = opt->sysroot;
 	s->modules.want_dwarf = opt->inline_frames || opt->lines;
-	s->modules.ds = (struct debug_search){ s->debug_dirs, n, opt->sysroot, opt->debuginfod, NULL,
-					       false };
+	s->modules.ds = (struct debug_search){ .dirs = s->debug_dirs,
+					       .ndirs = n,
+					       .first_cache = first_cache,
+					       .ncaches = ncaches,
+					       .sysroot = opt->sysroot,
+					       .debuginfod = opt->debuginfod };
 	stack_table_init(&s->stacks);
 	s->threads = htab_new();
 	s->procs = htab_new();

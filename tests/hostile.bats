@@ -286,6 +286,58 @@ peak_rss() {
 	prof-symbolize "$TMP/cap.prof" | grep -q "	 *[0-9a-f]* spin+0x[0-9a-f]* ($PUB/sparse)"
 }
 
+@test "a user's copy of a system library, build-id and all, names and unwinds none of root's frames" {
+	lib=$(ldd "$(command -v xz)" | sed -nE 's/.*liblzma[^ ]* => ([^ ]+) .*/\1/p')
+	[ -n "$lib" ]
+	text=$(readelf -S -W "$lib" | awk '$2 == ".text" { print $4 }')
+	code=$(nm -D "$lib" | awk '$3 ~ /^lzma_code@/ { print $1 }')
+	# The user's copy: the same bytes and build-id, and a symbol of
+	# theirs where lzma_code is.
+	mkdir -m 0755 "$PUB/u"
+	cp "$lib" "$PUB/u/liblzma.so.5"
+	objcopy --add-symbol ROOT_PROFILE_POISONED_BY_RTUSER=.text:0x$(printf %x $((0x$code - 0x$text))),global,function \
+		"$PUB/u/liblzma.so.5"
+	cp "$(command -v xz)" "$PUB/u/userxz"
+	chown -R $USER_ID:$USER_ID "$PUB/u"
+	[ "$(readelf -n "$PUB/u/liblzma.so.5" | grep 'Build ID')" = "$(readelf -n "$lib" | grep 'Build ID')" ]
+	head -c 4M /dev/urandom > "$TMP/data"
+	chmod 0644 "$TMP/data"
+	cp "$(command -v xz)" "$TMP/rootxz"
+	setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups \
+		env LD_LIBRARY_PATH="$PUB/u" sh -c "while :; do '$PUB/u/userxz' -9 -T1 -c '$TMP/data' > /dev/null; done" &
+	APID=$!
+	# Root samples the host once while the user's xz runs: their
+	# library's image goes to the cache, in their part of it.
+	sleep 0.5
+	prof-sample -a -d 2 -o "$TMP/user.prof"
+	id=$(readelf -n "$lib" | sed -nE 's/.*Build ID: ([0-9a-f]+)/\1/p')
+	theirs=$PROF_BUILD_ID_DIR/users/$USER_ID/.build-id/${id:0:2}/${id:2}.debug
+	[ -f "$theirs" ]
+	readelf -n "$theirs" | grep -A1 '^  prof ' | tee "$TMP/note"
+	nm "$theirs" | grep -q ROOT_PROFILE_POISONED_BY_RTUSER
+	# Root's own xz, later: its library is root's, and so are its names.
+	prof-sample -F 499 --user-only -o "$TMP/root.prof" -- sh -c "'$TMP/rootxz' -9 -T1 -c '$TMP/data' > /dev/null"
+	prof-symbolize "$TMP/root.prof" | prof-fold > "$TMP/root.folded"
+	grep -q '^rootxz;.*;lzma_code;' "$TMP/root.folded"
+	run ! grep -q POISONED "$TMP/root.folded"
+	mine=$PROF_BUILD_ID_DIR/.build-id/${id:0:2}/${id:2}.debug
+	[ -f "$mine" ]
+	run nm "$mine"
+	[[ "$output" != *POISONED* ]]
+	# Both at once, the user's first: root's frames are still root's,
+	# and unwound by root's file (they reach main as ever).
+	sh -c "while :; do '$TMP/rootxz' -9 -T1 -c '$TMP/data' > /dev/null; done" &
+	RPID=$!
+	prof-sample -a -d 2 -o "$TMP/both.prof"
+	prof-symbolize "$TMP/both.prof" | prof-fold > "$TMP/both.folded"
+	grep '^rootxz;' "$TMP/both.folded" > "$TMP/rootxz.folded"
+	grep -q ';lzma_code;' "$TMP/rootxz.folded"
+	run ! grep -q POISONED "$TMP/rootxz.folded"
+	[ "$(folded_total "$TMP/rootxz.folded" ';main;')" -ge $(($(folded_total "$TMP/rootxz.folded") * 9 / 10)) ]
+	# And the user sees what their own library says.
+	grep -q '^userxz;.*ROOT_PROFILE_POISONED_BY_RTUSER' "$TMP/both.folded"
+}
+
 @test "a user's FUSE server that stops answering holds up neither root's capture nor its Ctrl-C" {
 	command -v bindfs >/dev/null || skip "bindfs is not installed (.ci/setup installs it)"
 	[ -c /dev/fuse ] || skip "no /dev/fuse on this host"

@@ -152,8 +152,10 @@ unique_program() {
 }
 
 @test "the build-id cache is bounded: the least recently used go first, the capture's own never, the rest counted" {
-	# Ten old entries of 100 KiB, the oldest first.
+	# Ten old entries of 100 KiB, the oldest first, in a cache of this
+	# layout (docs/FORMATS.md, section 5).
 	mkdir -m 0700 "$TMP/cache"
+	echo 2 > "$TMP/cache/.layout"
 	for i in 0 1 2 3 4 5 6 7 8 9; do
 		mkdir -p "$TMP/cache/.build-id/0$i"
 		head -c 102400 /dev/zero > "$TMP/cache/.build-id/0$i/aaaaaaaa.debug"

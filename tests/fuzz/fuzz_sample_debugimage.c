@@ -15,6 +15,7 @@
 #include <gelf.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -44,7 +45,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * kept if small, then left out. */
 	struct image_limits lim = { .max_image = 64u << 20, .max_dwarf = size / 2 };
 	struct image_stats st;
-	bool ok = src && debug_image_write(src, in, out, &lim, &st) == IMAGE_WRITTEN;
+	bool ok = src && debug_image_write(src, in, out, &lim,
+					   &(struct image_origin){ .owner = 1000, .path = "/fuzz" },
+					   &st) == IMAGE_WRITTEN;
 	elf_end(src);
 	if (!ok)
 		return 0;
@@ -52,6 +55,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!image || elf_kind(image) != ELF_K_ELF)
 		abort();
 	elf_build_id(image, id);
+	/* Every image says where it comes from. */
+	struct image_origin o;
+	if (!origin_note_read(image, &o) || o.owner != 1000 || strcmp(o.path, "/fuzz") != 0)
+		abort();
 	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(image, scn));)
 		elf_getdata(scn, NULL);
 	elf_end(image);

@@ -58,7 +58,7 @@ TEST(header_bytes_match_the_spec)
 	CHECK(memcmp(buf, "PROFCAP\0", 8) == 0);
 	CHECK_INT(buf[8], 1);  /* major, little-endian */
 	CHECK_INT(buf[9], 0);
-	CHECK_INT(buf[10], 4); /* minor: 1 RAWSTACK, 2 FORK, 3 off-CPU, 4 CGROUP */
+	CHECK_INT(buf[10], 5); /* minor: 1 RAWSTACK, 2 FORK, 3 off-CPU, 4 CGROUP, 5 MAP owner */
 	/* The first record is INFO (type 1) with an 8-byte header. */
 	CHECK_INT(buf[16], 1);
 	CHECK_INT(buf[17] | buf[18] | buf[19], 0);

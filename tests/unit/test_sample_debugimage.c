@@ -58,7 +58,8 @@ static enum image_result image_of(const char *path, const struct image_limits *l
 	*image = memfd_create("unit-image", 0);
 	elf_version(EV_CURRENT);
 	if (fd >= 0 && (elf = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
-		r = debug_image_write(elf, fd, *image, lim, st);
+		r = debug_image_write(elf, fd, *image, lim,
+				      &(struct image_origin){ .owner = 4242, .path = path }, st);
 		elf_end(elf);
 	}
 	if (fd >= 0)
@@ -117,6 +118,16 @@ TEST(a_real_file_keeps_its_symbols_and_dwarf_and_no_code)
 	CHECK(size > 0);
 	CHECK_INT(section_type(image, ".debug_info", &size), SHT_PROGBITS);
 	CHECK_INT(section_type(image, ".text", &size), SHT_NOBITS);
+	/* And says where it comes from. */
+	CHECK_INT(section_type(image, ".note.prof.origin", &size), SHT_NOTE);
+	Elf *elf = elf_begin(image, ELF_C_READ_MMAP, NULL);
+	struct image_origin o;
+	CHECK(elf && origin_note_read(elf, &o));
+	if (elf && origin_note_read(elf, &o)) {
+		CHECK_INT(o.owner, 4242);
+		CHECK_STR(o.path, "/proc/self/exe");
+	}
+	elf_end(elf);
 	CHECK_INT(st.holes, 0);
 	CHECK_INT(st.too_large, 0);
 	CHECK(file_size(image) >= st.bytes && st.bytes > 0);
