@@ -23,23 +23,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "file_reader.h"
 #include "helper.h"
-#include "local_fs.h"
 
 struct opener {
 	struct helper h;
 	uint64_t served, refused; /* requests answered with a file, or not */
-};
-
-/* What the opener says of the file it gives. */
-struct opened_file {
-	uint64_t dev, ino, size; /* fstat's (statx's) */
-	uint32_t uid, gid, mode;
-	/* Its file system.  On a local one (FS_LOCAL) the descriptor reads
-	 * the file; else it is an O_PATH descriptor, never opened for reading
-	 * here: a FUSE server asked to open the file could keep the opener
-	 * waiting. */
-	struct fs_info fs;
 };
 
 /* Starts the opener; must run while prof-sample still has the capabilities
@@ -51,7 +40,8 @@ void opener_stop(struct opener *o);
 /* The file process pid maps executable at address start (end is the end
  * of the range it was seen mapped at; the kernel may have split or merged
  * it since), opened read-only if it is on a local file system, else as
- * O_PATH; what it is in *info.  -1 if no executable file mapping holds
+ * O_PATH (a FUSE server asked to open the file could keep the opener
+ * waiting); what it is in *info.  -1 if no executable file mapping holds
  * start (any more) or the opener is not running. */
 int opener_open(struct opener *o, uint32_t pid, uint64_t start, uint64_t end,
 		struct opened_file *info);

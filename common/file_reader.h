@@ -13,18 +13,29 @@
  * file system their program runs from leaves their own frames unresolved,
  * and holds up nothing else.
  */
-#ifndef PROF_SAMPLE_FILE_READER_H
-#define PROF_SAMPLE_FILE_READER_H
+#ifndef PROF_FILE_READER_H
+#define PROF_FILE_READER_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "opener.h"
+#include "local_fs.h"
 
 #define FILE_READER_TIMEOUT_MS 2000
 /* A file copied is at most this large: a program's or library's file is
  * tens of MiB, and the copy stays in memory while the file is used. */
 #define FILE_READER_MAX_COPY (256ull << 20)
+
+/* What a helper says of the file it gives (the opener's, prof-sample's
+ * opener.h, or this reader's). */
+struct opened_file {
+	uint64_t dev, ino, size; /* fstat's (statx's) */
+	uint32_t uid, gid, mode;
+	/* Its file system.  On a local one (FS_LOCAL) the descriptor reads
+	 * the file; else it is something to copy (an O_PATH descriptor, from
+	 * the opener) or a copy (from this reader). */
+	struct fs_info fs;
+};
 
 struct read_result {
 	uint64_t tag; /* the request's */

@@ -14,8 +14,8 @@
  * counts as local only in a mount namespace the host made: a user may
  * mount one in a user namespace of theirs, over FUSE.
  */
-#ifndef PROF_SAMPLE_LOCAL_FS_H
-#define PROF_SAMPLE_LOCAL_FS_H
+#ifndef PROF_LOCAL_FS_H
+#define PROF_LOCAL_FS_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
 #include "diag.h"
 #include "helper.h"
 #include "local_fs.h"
@@ -61,6 +61,14 @@ struct file_reader {
 	bool said_stuck;
 	struct file_reader_stats st;
 };
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* --- the reader, in its own process ------------------------------------- */
 

@@ -1,19 +1,20 @@
 /*
  * Helper processes: privilege separation as OpenSSH and OpenBSD's daemons
- * do it.  The main process parses what sampled processes control (ELF
- * files, perf maps, stack bytes) and holds no privilege once sampling
- * starts; the few things that still need privilege are done, on request,
- * by small processes forked before the drop, each confined to its one job,
- * that parse nothing but fixed-size requests.
+ * do it.  prof-sample's main process parses what sampled processes
+ * control (ELF files, perf maps, stack bytes) and holds no privilege once
+ * sampling starts; the few things that still need privilege are done, on
+ * request, by small processes forked before the drop, each confined to its
+ * one job, that parse nothing but fixed-size requests.
  *
  * A request is one message on a SOCK_SEQPACKET socket, its reply another,
  * either optionally carrying one descriptor.  A helper that does not reply
  * in time (a FUSE server that never answers its open, say) is killed and
  * the main process goes on without it: it can make prof-sample lose
- * frames, never stall the capture.
+ * frames, never stall the capture.  prof-symbolize, which needs no
+ * privilege, has one helper for the same reason: its file reader.
  */
-#ifndef PROF_SAMPLE_HELPER_H
-#define PROF_SAMPLE_HELPER_H
+#ifndef PROF_HELPER_H
+#define PROF_HELPER_H
 
 #include <stdbool.h>
 #include <stddef.h>
