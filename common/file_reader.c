@@ -18,7 +18,7 @@
 #include "diag.h"
 #include "helper.h"
 #include "local_fs.h"
-#include "stream.h"
+#include "path_walk.h"
 
 enum { OP_COPY = 1, OP_OPEN = 2 };
 
@@ -29,8 +29,9 @@ enum { OP_COPY = 1, OP_OPEN = 2 };
 
 struct read_request {
 	uint64_t tag;
-	uint32_t op, len;
-	char path[PATH_MAX]; /* OP_OPEN: len bytes, then a NUL */
+	uint32_t op, how, len, ndead;
+	uint64_t dead[FILE_READER_MAX_STALLS]; /* mounts not to ask */
+	char path[PATH_MAX];		       /* OP_OPEN: len bytes, then a NUL */
 };
 
 struct read_reply {
@@ -42,9 +43,10 @@ struct read_reply {
 
 struct queued {
 	uint64_t tag;
-	uint32_t op;
-	int fd;	    /* OP_COPY: the O_PATH descriptor */
-	char *path; /* OP_OPEN */
+	uint32_t op, how;
+	int fd;	     /* OP_COPY: the O_PATH descriptor */
+	char *path;  /* OP_OPEN */
+	bool waited; /* by file_reader_open_wait() */
 };
 
 struct file_reader {
@@ -59,6 +61,12 @@ struct file_reader {
 	pid_t stuck[MAX_STUCK]; /* killed, and not dead yet */
 	size_t nstuck;
 	bool said_stuck;
+	struct walk_asking *asking; /* shared with the reader */
+	uint64_t dead[FILE_READER_MAX_STALLS];
+	size_t ndead;
+	bool local_only; /* FILE_READER_MAX_STALLS stalls: only local file systems */
+	bool waiting;	 /* for the answer in waited */
+	struct read_result waited;
 	struct file_reader_stats st;
 };
 
@@ -99,27 +107,49 @@ static int copy_of(int fd, uint64_t size)
 
 static void describe(const struct stat *st, struct opened_file *info)
 {
-	*info = (struct opened_file){ .dev = st->st_dev,
-				      .ino = st->st_ino,
-				      .size = (uint64_t)st->st_size,
-				      .uid = st->st_uid,
-				      .gid = st->st_gid,
-				      .mode = st->st_mode };
+	info->dev = st->st_dev;
+	info->ino = st->st_ino;
+	info->size = (uint64_t)st->st_size;
+	info->uid = st->st_uid;
+	info->gid = st->st_gid;
+	info->mode = st->st_mode;
+	info->ctime_ns = (uint64_t)st->st_ctim.tv_sec * 1000000000u + (uint64_t)st->st_ctim.tv_nsec;
 }
 
-/* The file fd reads: a copy, or with may_give, the file itself if it is
- * on a local file system. */
-static int serve_file(int fd, bool may_give, struct opened_file *info)
+/* The file O_PATH descriptor pfd leads to (taken), its file system asked
+ * only if the rules allow: the file itself if it is on a local file system
+ * and may_give, else a copy.  pid: whose mounts it is in, for local_fs(). */
+static int serve_file(int pfd, uint32_t pid, bool may_give, const struct walk_rules *w,
+		      struct opened_file *info)
 {
+	struct statx stx;
 	struct stat st;
-	int copy;
+	char self[64];
+	int fd, copy;
 
+	if (statx(pfd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_MNT_ID, &stx) != 0 ||
+	    !S_ISREG(stx.stx_mode)) {
+		close(pfd);
+		return -EINVAL;
+	}
+	if (!walk_may_ask(w, &stx, pid)) {
+		close(pfd);
+		return -errno;
+	}
+	if (may_give && (stx.stx_mask & STATX_MNT_ID))
+		info->fs = local_fs(pid, stx.stx_mnt_id);
+	/* Through the descriptor: the file walked to, or the opener checked. */
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	close(pfd);
+	if (fd < 0)
+		return -errno;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return -EINVAL;
 	}
 	describe(&st, info);
-	if (may_give && (info->fs = local_fs_fd(fd)).kind == FS_LOCAL)
+	if (may_give && info->fs.kind == FS_LOCAL)
 		return fd;
 	if ((uint64_t)st.st_size > FILE_READER_MAX_COPY) {
 		close(fd);
@@ -130,21 +160,25 @@ static int serve_file(int fd, bool may_give, struct opened_file *info)
 	return copy;
 }
 
-static int serve_one(const struct read_request *rq, size_t len, int fd_in, struct opened_file *info)
+static int serve_one(const struct read_request *rq, size_t len, int fd_in,
+		     struct walk_asking *asking, struct opened_file *info)
 {
-	char self[64];
-	int fd;
+	struct walk_rules w = { .dead = rq->dead, .ndead = rq->ndead,
+				.local_only = rq->how & FILE_READER_LOCAL, .asking = asking };
+	uint32_t pid;
+	int pfd;
 
+	if (rq->ndead > FILE_READER_MAX_STALLS)
+		return -EINVAL;
 	if (rq->op == OP_COPY && fd_in >= 0) {
-		/* Through the descriptor: the file the opener checked. */
-		snprintf(self, sizeof(self), "/proc/self/fd/%d", fd_in);
-		fd = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-		return fd < 0 ? -errno : serve_file(fd, false, info);
+		if ((pfd = fcntl(fd_in, F_DUPFD_CLOEXEC, 0)) < 0)
+			return -errno;
+		return serve_file(pfd, 0, false, &w, info);
 	}
-	if (rq->op == OP_OPEN && len > offsetof(struct read_request, path) && rq->len < PATH_MAX &&
+	if (rq->op == OP_OPEN && rq->len < PATH_MAX &&
 	    len == offsetof(struct read_request, path) + rq->len + 1 && rq->path[rq->len] == '\0') {
-		fd = open_regular(rq->path, O_NOFOLLOW);
-		return fd < 0 ? -errno : serve_file(fd, true, info);
+		pfd = path_walk(rq->path, rq->how & FILE_READER_FOLLOW ? 0 : O_NOFOLLOW, &w, &pid);
+		return pfd < 0 ? -errno : serve_file(pfd, pid, true, &w, info);
 	}
 	return -EINVAL;
 }
@@ -154,7 +188,6 @@ static void serve(int sock, void *arg)
 	static struct read_request rq;
 	int fd_in;
 
-	(void)arg;
 	for (;;) {
 		ssize_t n = helper_recv(sock, &rq, sizeof(rq), &fd_in);
 		struct read_reply rp = { .tag = rq.tag };
@@ -166,7 +199,7 @@ static void serve(int sock, void *arg)
 			return;
 		}
 		fd = (size_t)n >= offsetof(struct read_request, path)
-			     ? serve_one(&rq, (size_t)n, fd_in, &rp.info)
+			     ? serve_one(&rq, (size_t)n, fd_in, arg, &rp.info)
 			     : -EINVAL;
 		if (fd_in >= 0)
 			close(fd_in);
@@ -179,10 +212,18 @@ static void serve(int sock, void *arg)
 	}
 }
 
-/* Already nobody, without capabilities: what the main process is. */
+/* As unprivileged as the process that started it already.  Its stderr
+ * goes too: a reader that a server holds past its kill keeps what it has
+ * open, and a pipe that stays open keeps its reader waiting (a shell's
+ * $(...), the next stage of a pipeline). */
 static bool confine(void *arg)
 {
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
 	(void)arg;
+	if (null < 0 || dup2(null, STDERR_FILENO) < 0)
+		return false;
+	close(null);
 	return true;
 }
 
@@ -199,6 +240,10 @@ struct file_reader *file_reader_new(file_reader_done *done, void *ctx)
 	r->h.pid = -1;
 	r->done = done;
 	r->ctx = ctx;
+	r->asking = mmap(NULL, sizeof(*r->asking), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (r->asking == MAP_FAILED)
+		err(EXIT_USAGE, "file reader: mmap");
 	return r;
 }
 
@@ -214,13 +259,21 @@ static void finish(struct file_reader *r, struct queued *q, int fd, int err,
 	free(q->path);
 	q->fd = -1;
 	q->path = NULL;
+	r->st.given_up += err == ETIMEDOUT;
 	if (fd < 0)
 		r->st.failed++;
 	else if (info && info->fs.kind != FS_LOCAL)
 		r->st.copied++;
 	else
 		r->st.opened++;
-	r->done(r->ctx, &res);
+	if (q->waited) {
+		r->waited = res;
+		r->waiting = false;
+	} else if (r->done) {
+		r->done(r->ctx, &res);
+	} else if (fd >= 0) {
+		close(fd);
+	}
 }
 
 void file_reader_free(struct file_reader *r)
@@ -233,29 +286,47 @@ void file_reader_free(struct file_reader *r)
 			close(r->q[i].fd);
 		free(r->q[i].path);
 	}
+	munmap(r->asking, sizeof(*r->asking));
 	free(r->q);
 	free(r);
 }
 
-static void enqueue(struct file_reader *r, uint64_t tag, uint32_t op, int fd, const char *path)
+static void enqueue(struct file_reader *r, const struct queued *q)
 {
 	/* Done with entries move out of the way when nothing is in flight. */
 	if (!r->in_flight && r->head == r->n)
 		r->head = r->n = 0;
 	r->q = xreserve(r->q, &r->cap, r->n + 1, sizeof(*r->q));
-	r->q[r->n++] = (struct queued){ .tag = tag, .op = op, .fd = fd,
-					 .path = path ? xstrdup(path) : NULL };
+	r->q[r->n] = *q;
+	r->q[r->n++].path = q->path ? xstrdup(q->path) : NULL;
 	send_next(r);
 }
 
 void file_reader_copy(struct file_reader *r, uint64_t tag, int pfd)
 {
-	enqueue(r, tag, OP_COPY, pfd, NULL);
+	enqueue(r, &(struct queued){ .tag = tag, .op = OP_COPY, .fd = pfd });
 }
 
-void file_reader_open(struct file_reader *r, uint64_t tag, const char *path)
+void file_reader_open(struct file_reader *r, uint64_t tag, const char *path, unsigned how)
 {
-	enqueue(r, tag, OP_OPEN, -1, path);
+	enqueue(r, &(struct queued){ .tag = tag, .op = OP_OPEN, .how = how, .fd = -1,
+				     .path = (char *)path });
+}
+
+int file_reader_open_wait(struct file_reader *r, const char *path, unsigned how,
+			  struct opened_file *info)
+{
+	r->waiting = true;
+	enqueue(r, &(struct queued){ .op = OP_OPEN, .how = how, .fd = -1, .path = (char *)path,
+				     .waited = true });
+	while (r->waiting)
+		file_reader_poll(r, FILE_READER_TIMEOUT_MS);
+	if (r->waited.fd < 0) {
+		errno = r->waited.err ? r->waited.err : EIO;
+		return -1;
+	}
+	*info = r->waited.info;
+	return r->waited.fd;
 }
 
 /* Kills the reader; one that cannot die yet is remembered, to reap. */
@@ -291,7 +362,7 @@ static bool start(struct file_reader *r)
 	}
 	if (r->failed_starts >= 3)
 		return false;
-	if (!helper_spawn(&r->h, "file reader", confine, serve, NULL, false)) {
+	if (!helper_spawn(&r->h, "file reader", confine, serve, r->asking, false)) {
 		r->failed_starts++;
 		return false;
 	}
@@ -314,6 +385,9 @@ static void send_next(struct file_reader *r)
 		}
 		rq.tag = q->tag;
 		rq.op = q->op;
+		rq.how = q->how | (r->local_only ? FILE_READER_LOCAL : 0);
+		rq.ndead = (uint32_t)r->ndead;
+		memcpy(rq.dead, r->dead, sizeof(rq.dead));
 		rq.len = 0;
 		if (q->path) {
 			rq.len = (uint32_t)strnlen(q->path, PATH_MAX - 1);
@@ -321,6 +395,7 @@ static void send_next(struct file_reader *r)
 			rq.path[rq.len] = '\0';
 			len += rq.len + 1;
 		}
+		*r->asking = (struct walk_asking){ 0 };
 		if (!helper_send(r->h.sock, &rq, len, q->fd)) {
 			kill_reader(r);
 			finish(r, q, -1, EIO, NULL);
@@ -328,6 +403,27 @@ static void send_next(struct file_reader *r)
 		}
 		r->in_flight = true;
 		r->sent_ns = monotonic_ns();
+	}
+}
+
+/* After a stall: the mount the reader was asking when it was killed (it
+ * asks nothing more, dead or held in the kernel) is not asked again.  Not
+ * the kernel's (a lookup in /proc may wait on a process's locks, not on a
+ * server) nor a local one (no user can hold it up; giving up the root
+ * would give up everything): only that file is given up then. */
+static void give_up_mount(struct file_reader *r)
+{
+	uint64_t mnt_id = __atomic_load_n(&r->asking->mnt_id, __ATOMIC_RELAXED);
+	uint32_t pid = __atomic_load_n(&r->asking->pid, __ATOMIC_RELAXED);
+	enum fs_kind kind = mnt_id ? local_fs(pid, mnt_id).kind : FS_LOCAL;
+
+	if (kind != FS_LOCAL && kind != FS_KERNEL && r->ndead < FILE_READER_MAX_STALLS)
+		r->dead[r->ndead++] = mnt_id;
+	if (r->st.stalled >= FILE_READER_MAX_STALLS && !r->local_only) {
+		r->local_only = true;
+		warnx("file reader: %d times a file system did not answer in %d s: only local file "
+		      "systems are read from now on",
+		      FILE_READER_MAX_STALLS, FILE_READER_TIMEOUT_MS / 1000);
 	}
 }
 
@@ -350,6 +446,7 @@ static void take_answer(struct file_reader *r, int wait_ms)
 		 * killed (SIGKILL ends a wait on a FUSE server) with it. */
 		r->st.stalled++;
 		kill_reader(r);
+		give_up_mount(r);
 		r->in_flight = false;
 		finish(r, q, -1, ETIMEDOUT, NULL);
 		return;

@@ -3,15 +3,24 @@
  * main process what may wait on a file system a user serves: opening a
  * file by its path (every directory on the way may be a FUSE mount), and
  * copying into memory a file that is not on a local file system
- * (local_fs.h), which the main process then reads instead.
+ * (local_fs.h), which the main process then reads instead.  prof-sample's
+ * main process, which must never stall, and prof-symbolize, a filter that
+ * must finish, both open every file by path through one.
  *
- * The main process never waits for it.  Requests are queued and sent one
- * at a time; answers are taken as the main loop comes by; a request not
+ * Requests are queued and sent one at a time; prof-sample takes answers
+ * as its main loop comes by, prof-symbolize waits for each.  A request not
  * answered within FILE_READER_TIMEOUT_MS has its reader killed (a process
  * waiting on a FUSE server dies of SIGKILL), that file given up, and a new
  * reader started for the next.  So a user who stops the server of the
  * file system their program runs from leaves their own frames unresolved,
  * and holds up nothing else.
+ *
+ * Nor for long: the reader walks paths a mount at a time (path_walk.h),
+ * so the mount that kept it waiting is known, and no later request asks
+ * it anything (ETIMEDOUT at once).  After FILE_READER_MAX_STALLS stalls,
+ * on as many mounts as a user likes to make, only local file systems are
+ * walked or read (EREMOTE for the others): a run waits on file systems
+ * that do not answer for at most that many timeouts.
  */
 #ifndef PROF_FILE_READER_H
 #define PROF_FILE_READER_H
@@ -22,6 +31,7 @@
 #include "local_fs.h"
 
 #define FILE_READER_TIMEOUT_MS 2000
+#define FILE_READER_MAX_STALLS 3
 /* A file copied is at most this large: a program's or library's file is
  * tens of MiB, and the copy stays in memory while the file is used. */
 #define FILE_READER_MAX_COPY (256ull << 20)
@@ -31,6 +41,7 @@
 struct opened_file {
 	uint64_t dev, ino, size; /* fstat's (statx's) */
 	uint32_t uid, gid, mode;
+	uint64_t ctime_ns; /* its change time, which no user can set */
 	/* Its file system.  On a local one (FS_LOCAL) the descriptor reads
 	 * the file; else it is something to copy (an O_PATH descriptor, from
 	 * the opener) or a copy (from this reader). */
@@ -50,22 +61,48 @@ struct read_result {
 typedef void file_reader_done(void *ctx, const struct read_result *r);
 
 struct file_reader_stats {
-	uint64_t copied, opened, failed, stalled, started;
+	uint64_t copied, opened, failed, started;
+	uint64_t stalled;  /* readers killed for waiting too long */
+	uint64_t given_up; /* files on a file system that did not answer */
 };
 
 struct file_reader;
 
-/* A reader for a process that holds no privilege: its helper process is
- * forked when there is a first request. */
+/* A reader, as the calling process, which must hold no privilege: its
+ * helper process is forked when there is a first request.  done is called
+ * for each answer to file_reader_copy() and file_reader_open() (NULL if
+ * only file_reader_open_wait() is used).  A reader killed while a FUSE
+ * server holds it, and which cannot die before the server answers, is left
+ * behind, never waited for: no more than four are. */
 struct file_reader *file_reader_new(file_reader_done *done, void *ctx);
 void file_reader_free(struct file_reader *r);
 
 /* Queues the copy of the file O_PATH descriptor pfd leads to (taken). */
 void file_reader_copy(struct file_reader *r, uint64_t tag, int pfd);
 
-/* Queues opening path, a regular file not reached through a symbolic
- * link at its end; copied too if not on a local file system. */
-void file_reader_open(struct file_reader *r, uint64_t tag, const char *path);
+/* How to open a path. */
+enum {
+	FILE_READER_FOLLOW = 1, /* follow a symbolic link at its end */
+	FILE_READER_LOCAL = 2,	/* only on local file systems, all the way */
+};
+
+/* Queues opening path (absolute, or from the working directory), a
+ * regular file not reached through a symbolic link at its end unless how
+ * says FILE_READER_FOLLOW; copied too if not on a local file system. */
+void file_reader_open(struct file_reader *r, uint64_t tag, const char *path, unsigned how);
+
+/* Opens path as file_reader_open() does, now: waits for the answer (at
+ * most FILE_READER_TIMEOUT_MS once it is asked), for a program that has
+ * nothing else to do meanwhile.  The descriptor, what the reader says of
+ * the file in *info, or -1 with errno set: ETIMEDOUT if its file system
+ * did not answer, now or before; EREMOTE if it is not on a local file
+ * system and only those are read (FILE_READER_LOCAL, or after
+ * FILE_READER_MAX_STALLS stalls); EFBIG if it is not local and larger
+ * than FILE_READER_MAX_COPY; EINVAL if it is not a regular file or a
+ * symbolic link at its end was not to be followed; EAGAIN if no reader
+ * could start. */
+int file_reader_open_wait(struct file_reader *r, const char *path, unsigned how,
+			  struct opened_file *info);
 
 /* Takes the answers that have come, and gives up a request that took too
  * long; never waits.  With settle_ms, waits up to that long for every

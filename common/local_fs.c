@@ -21,6 +21,9 @@ static const char *const local_types[] = {
 	"tmpfs", "ramfs", "zfs",    "bcachefs", "nilfs2", "hfsplus", "devtmpfs",
 };
 
+/* Served by the kernel itself. */
+static const char *const kernel_types[] = { "proc", "sysfs" };
+
 static dev_t host_userns_dev;
 static ino_t host_userns_ino;
 
@@ -88,10 +91,10 @@ static bool host_mount_ns(uint32_t pid)
 	return host;
 }
 
-static bool is_local_type(const char *type)
+static bool is_one_of(const char *type, const char *const *types, size_t n)
 {
-	for (size_t i = 0; i < sizeof(local_types) / sizeof(local_types[0]); i++)
-		if (strcmp(type, local_types[i]) == 0)
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(type, types[i]) == 0)
 			return true;
 	return false;
 }
@@ -115,9 +118,12 @@ struct fs_info local_fs(uint32_t pid, uint64_t mnt_id)
 		free(line);
 		return fs;
 	}
-	if (is_local_type(type) || (strcmp(type, "overlay") == 0 && host_mount_ns(pid))) {
+	if (is_one_of(type, local_types, sizeof(local_types) / sizeof(local_types[0])) ||
+	    (strcmp(type, "overlay") == 0 && host_mount_ns(pid))) {
 		fs.kind = FS_LOCAL;
 		fs.owners_true = true;
+	} else if (is_one_of(type, kernel_types, sizeof(kernel_types) / sizeof(kernel_types[0]))) {
+		fs.kind = FS_KERNEL;
 	} else if (strcmp(type, "fuse") == 0 || strcmp(type, "fuseblk") == 0 ||
 		   strncmp(type, "fuse.", 5) == 0) {
 		/* The last field, the super options, holds user_id=. */

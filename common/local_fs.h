@@ -25,6 +25,8 @@ enum fs_kind {
 	FS_LOCAL,   /* a disk's or memory's, mounted by the host */
 	FS_FUSE,    /* served by the process of the user who mounted it */
 	FS_OTHER,   /* a network's, or a user's overlay */
+	FS_KERNEL,  /* the kernel's own (/proc, /sys): nothing to read files
+		       from, but a path may lead through */
 };
 
 struct fs_info {

@@ -306,7 +306,7 @@ static int by_path(struct mapped_files *mf, uint32_t pid, const struct mapping *
 	if (f->failed_ns && monotonic_ns() - f->failed_ns < RETRY_NS)
 		return -1;
 	index_as(mf, f, key, klen);
-	file_reader_open(mf->reader, f->serial, m->path);
+	file_reader_open(mf->reader, f->serial, m->path, 0);
 	return pend(mf, f);
 }
 
@@ -353,8 +353,9 @@ static void brought(void *ctx, const struct read_result *r)
 	htab_remove(mf->byserial, &r->tag, sizeof(r->tag));
 	f->pending = false;
 	mf->epoch++;
-	/* A file system that kept the reader waiting is not asked again. */
-	f->given_up = r->err == ETIMEDOUT;
+	/* A file system that kept the reader waiting is not asked again;
+	 * after three, no file system that is not local is. */
+	f->given_up = r->err == ETIMEDOUT || r->err == EREMOTE;
 	/* A copy's file system is the one the opener saw. */
 	if (f->fs.kind != FS_UNKNOWN)
 		info.fs = f->fs;

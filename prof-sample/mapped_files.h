@@ -68,7 +68,7 @@ struct mapped_file {
 	uint32_t uid, gid, mode;
 	struct fs_info fs; /* not on a local file system: fd is a copy */
 	uint64_t want_ino; /* what a file opened by path must have, if known */
-	bool given_up;	   /* the reader waited too long on its file system */
+	bool given_up;	   /* its file system did not answer the reader */
 	uint8_t build_id_len;
 	uint8_t build_id[BUILD_ID_MAX];
 	uint32_t failed_pid; /* the last process it could not be opened for, */

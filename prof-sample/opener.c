@@ -88,7 +88,7 @@ static int open_mapped(const struct open_request *rq, struct open_reply *rp)
 	/* DONT_SYNC: a FUSE server is not asked, the cached attributes do. */
 	if (statx(pfd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
 		  STATX_TYPE | STATX_MODE | STATX_INO | STATX_UID | STATX_GID | STATX_SIZE |
-			  STATX_MNT_ID,
+			  STATX_CTIME | STATX_MNT_ID,
 		  &stx) != 0 ||
 	    !S_ISREG(stx.stx_mode) || stx.stx_ino != ino) {
 		close(pfd);
@@ -101,6 +101,7 @@ static int open_mapped(const struct open_request *rq, struct open_reply *rp)
 		.uid = stx.stx_uid,
 		.gid = stx.stx_gid,
 		.mode = stx.stx_mode,
+		.ctime_ns = (uint64_t)stx.stx_ctime.tv_sec * 1000000000u + stx.stx_ctime.tv_nsec,
 	};
 	if (stx.stx_mask & STATX_MNT_ID)
 		rp->info.fs = local_fs(rq->pid, stx.stx_mnt_id);

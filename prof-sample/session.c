@@ -419,10 +419,10 @@ static void report_files(const struct mapped_files *f, bool verbose)
 		      "%" PRIu64 " let go of, %zu kept at the end (%zu open)",
 		      f->opened_privileged, f->opened_by_path, f->copied, f->unreadable,
 		      f->mismatched, f->released, f->n, f->open_fds);
-	if (r && r->stalled)
+	if (r && r->given_up)
 		warnx("%" PRIu64 " file(s) given up after %d s on a file system that did not "
 		      "answer (a FUSE server stopped?): their frames stay unresolved",
-		      r->stalled, FILE_READER_TIMEOUT_MS / 1000);
+		      r->given_up, FILE_READER_TIMEOUT_MS / 1000);
 }
 
 void session_report(struct session *s)
