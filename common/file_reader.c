@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,26 +29,52 @@ enum { OP_COPY = 1, OP_OPEN = 2 };
  * started: a user stopping servers must not fill the process table. */
 #define MAX_STUCK 4
 
+/* An OP_OPEN request holds the places of one or more files, a run of
+ * paths for each, of which the first that can be opened is the file.  The
+ * reader answers each run in order, with that file or none. */
 struct read_request {
 	uint64_t tag;
-	uint32_t op, how, len, ndead;
+	uint32_t op, npaths, len, ndead;
+	int32_t cpu; /* the caller waits on it, or -1 */
+	uint32_t reserved;
 	uint64_t dead[FILE_READER_MAX_STALLS]; /* mounts not to ask */
-	char path[PATH_MAX];		       /* OP_OPEN: len bytes, then a NUL */
+	uint8_t how[FILE_READER_MAX_PATHS];
+	uint8_t run[FILE_READER_MAX_PATHS]; /* the run of each path: 0 or 1, in turn */
+	/* OP_OPEN: npaths paths, each ended by a NUL, len bytes in all */
+	char paths[FILE_READER_MAX_PATHS * PATH_MAX];
 };
 
+/* The answer for one run (or the one file of OP_COPY). */
+struct run_answer {
+	int32_t err;
+	uint32_t which; /* the path opened; past its run if none was */
+	struct opened_file info;
+};
+
+/* One reply answers a whole request, run by run, the descriptors of the
+ * files opened going with it in order: a reply per run would wake the
+ * caller once for each. */
 struct read_reply {
 	uint64_t tag;
-	int32_t err;
-	uint32_t reserved;
-	struct opened_file info;
+	uint32_t nruns, reserved;
+	struct run_answer run[FILE_READER_MAX_PATHS];
+};
+
+/* How far the reader got with the request in flight, in memory it shares
+ * with the main process: what is known of a request when the reader is
+ * killed. */
+struct progress {
+	struct walk_asking asking;
+	uint32_t at;			    /* the path being opened */
+	int32_t err[FILE_READER_MAX_PATHS]; /* why each was not */
 };
 
 struct queued {
 	uint64_t tag;
-	uint32_t op, how;
-	int fd;	     /* OP_COPY: the O_PATH descriptor */
-	char *path;  /* OP_OPEN */
-	bool waited; /* by file_reader_open_wait() */
+	uint32_t op;
+	unsigned how;
+	int fd;	    /* OP_COPY: the O_PATH descriptor */
+	char *path; /* OP_OPEN */
 };
 
 struct file_reader {
@@ -61,12 +89,10 @@ struct file_reader {
 	pid_t stuck[MAX_STUCK]; /* killed, and not dead yet */
 	size_t nstuck;
 	bool said_stuck;
-	struct walk_asking *asking; /* shared with the reader */
+	struct progress *progress; /* shared with the reader */
 	uint64_t dead[FILE_READER_MAX_STALLS];
 	size_t ndead;
 	bool local_only; /* FILE_READER_MAX_STALLS stalls: only local file systems */
-	bool waiting;	 /* for the answer in waited */
-	struct read_result waited;
 	struct file_reader_stats st;
 };
 
@@ -127,7 +153,8 @@ static int serve_file(int pfd, uint32_t pid, bool may_give, const struct walk_ru
 	char self[64];
 	int fd, copy;
 
-	if (statx(pfd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_MNT_ID, &stx) != 0 ||
+	if (statx(pfd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_MNT_ID,
+		  &stx) != 0 ||
 	    !S_ISREG(stx.stx_mode)) {
 		close(pfd);
 		return -EINVAL;
@@ -136,8 +163,8 @@ static int serve_file(int pfd, uint32_t pid, bool may_give, const struct walk_ru
 		close(pfd);
 		return -errno;
 	}
-	if (may_give && (stx.stx_mask & STATX_MNT_ID))
-		info->fs = local_fs(pid, stx.stx_mnt_id);
+	if (may_give)
+		info->fs = local_fs_of(pfd, pid);
 	/* Through the descriptor: the file walked to, or the opener checked. */
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
 	fd = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -160,55 +187,133 @@ static int serve_file(int pfd, uint32_t pid, bool may_give, const struct walk_ru
 	return copy;
 }
 
-static int serve_one(const struct read_request *rq, size_t len, int fd_in,
-		     struct walk_asking *asking, struct opened_file *info)
+/* The file at path, walked to as how says. */
+static int open_path(const char *path, unsigned how, struct walk_rules *w,
+		     struct opened_file *info)
 {
-	struct walk_rules w = { .dead = rq->dead, .ndead = rq->ndead,
-				.local_only = rq->how & FILE_READER_LOCAL, .asking = asking };
 	uint32_t pid;
 	int pfd;
 
-	if (rq->ndead > FILE_READER_MAX_STALLS)
-		return -EINVAL;
-	if (rq->op == OP_COPY && fd_in >= 0) {
-		if ((pfd = fcntl(fd_in, F_DUPFD_CLOEXEC, 0)) < 0)
-			return -errno;
-		return serve_file(pfd, 0, false, &w, info);
+	w->local_only = how & FILE_READER_LOCAL;
+	pfd = path_walk(path, how & FILE_READER_FOLLOW ? 0 : O_NOFOLLOW, w, &pid);
+	return pfd < 0 ? -errno : serve_file(pfd, pid, true, w, info);
+}
+
+/* Answers each run of an OP_OPEN request in turn, in *rp: the first of
+ * its paths that can be opened, or none; why each path was not, in
+ * progress->err.  The files' descriptors in fds, *nfds of them. */
+static bool serve_paths(const struct read_request *rq, size_t len, struct progress *progress,
+			struct read_reply *rp, int *fds, size_t *nfds)
+{
+	struct walk_rules w = { .dead = rq->dead, .ndead = rq->ndead, .asking = &progress->asking };
+	const char *path[FILE_READER_MAX_PATHS], *at = rq->paths;
+	const char *end = rq->paths + (len - offsetof(struct read_request, paths));
+
+	for (uint32_t i = 0; i < rq->npaths; i++) {
+		const char *nul = memchr(at, '\0', (size_t)(end - at));
+		if (!nul)
+			return false;
+		path[i] = at;
+		at = nul + 1;
 	}
-	if (rq->op == OP_OPEN && rq->len < PATH_MAX &&
-	    len == offsetof(struct read_request, path) + rq->len + 1 && rq->path[rq->len] == '\0') {
-		pfd = path_walk(rq->path, rq->how & FILE_READER_FOLLOW ? 0 : O_NOFOLLOW, &w, &pid);
-		return pfd < 0 ? -errno : serve_file(pfd, pid, true, &w, info);
+	for (uint32_t i = 0, run_end; i < rq->npaths; i = run_end) {
+		struct run_answer *a = &rp->run[rp->nruns++];
+		int fd = -EINVAL;
+		for (run_end = i; run_end < rq->npaths && rq->run[run_end] == rq->run[i]; run_end++)
+			;
+		*a = (struct run_answer){ .which = run_end };
+		for (uint32_t k = i; k < run_end; k++) {
+			__atomic_store_n(&progress->at, k, __ATOMIC_RELAXED);
+			if ((fd = open_path(path[k], rq->how[k], &w, &a->info)) >= 0) {
+				a->which = k;
+				fds[(*nfds)++] = fd;
+				break;
+			}
+			__atomic_store_n(&progress->err[k], -fd, __ATOMIC_RELAXED);
+		}
+		a->err = fd < 0 ? -fd : 0;
 	}
-	return -EINVAL;
+	return true;
+}
+
+/* Runs where the caller waits for it, if it does: it gives up its CPU
+ * to the reader as it waits, and a reader woken there starts at once,
+ * where one woken on an idle CPU waits for it to wake up (five times the
+ * round trip, measured in a virtual machine).  Anywhere it may, if not. */
+static void follow(int cpu, const cpu_set_t *anywhere)
+{
+	static int on = -1;
+	cpu_set_t one;
+
+	if (cpu == on || cpu >= CPU_SETSIZE)
+		return;
+	CPU_ZERO(&one);
+	if (cpu >= 0)
+		CPU_SET(cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), cpu >= 0 ? &one : anywhere) == 0)
+		on = cpu;
 }
 
 static void serve(int sock, void *arg)
 {
 	static struct read_request rq;
-	int fd_in;
+	static struct read_reply rp;
+	struct progress *progress = arg;
+	int fd_in, fds[FILE_READER_MAX_PATHS];
+	cpu_set_t anywhere;
 
+	if (sched_getaffinity(0, sizeof(anywhere), &anywhere) != 0)
+		CPU_ZERO(&anywhere);
 	for (;;) {
 		ssize_t n = helper_recv(sock, &rq, sizeof(rq), &fd_in);
-		struct read_reply rp = { .tag = rq.tag };
-		int fd;
+		struct walk_rules w = { .dead = rq.dead, .ndead = rq.ndead,
+					.local_only = rq.how[0] & FILE_READER_LOCAL,
+					.asking = &progress->asking };
+		bool valid = n >= (ssize_t)offsetof(struct read_request, paths) &&
+			     rq.ndead <= FILE_READER_MAX_STALLS &&
+			     rq.npaths <= FILE_READER_MAX_PATHS;
+		size_t nfds = 0;
+		int pfd;
 
 		if (n <= 0) {
 			if (fd_in >= 0)
 				close(fd_in);
 			return;
 		}
-		fd = (size_t)n >= offsetof(struct read_request, path)
-			     ? serve_one(&rq, (size_t)n, fd_in, arg, &rp.info)
-			     : -EINVAL;
+		memset(&rp, 0, offsetof(struct read_reply, run) + sizeof(rp.run[0]));
+		rp.tag = rq.tag;
+		if (valid && rq.op == OP_OPEN && rq.npaths &&
+		    (size_t)n == offsetof(struct read_request, paths) + rq.len &&
+		    serve_paths(&rq, (size_t)n, progress, &rp, fds, &nfds)) {
+			/* answered */
+		} else if (valid && rq.op == OP_COPY && fd_in >= 0) {
+			/* A copy of the file the opener checked, through the
+			 * descriptor it gave. */
+			int fd = (pfd = fcntl(fd_in, F_DUPFD_CLOEXEC, 0)) < 0
+					 ? -errno
+					 : serve_file(pfd, 0, false, &w, &rp.run[0].info);
+			rp.nruns = 1;
+			rp.run[0].err = fd < 0 ? -fd : 0;
+			if (fd >= 0)
+				fds[nfds++] = fd;
+		} else {
+			while (nfds)
+				close(fds[--nfds]);
+			rp.nruns = 1;
+			rp.run[0] = (struct run_answer){ .err = EINVAL };
+		}
 		if (fd_in >= 0)
 			close(fd_in);
-		rp.tag = rq.tag;
-		rp.err = fd < 0 ? -fd : 0;
-		if (!helper_send(sock, &rp, sizeof(rp), fd >= 0 ? fd : -1))
+		bool sent = helper_send_fds(sock, &rp,
+					    offsetof(struct read_reply, run) +
+						    rp.nruns * sizeof(rp.run[0]),
+					    fds, nfds);
+		while (nfds)
+			close(fds[--nfds]);
+		if (!sent)
 			return;
-		if (fd >= 0)
-			close(fd);
+		if (CPU_COUNT(&anywhere))
+			follow(rq.cpu, &anywhere);
 	}
 }
 
@@ -240,13 +345,25 @@ struct file_reader *file_reader_new(file_reader_done *done, void *ctx)
 	r->h.pid = -1;
 	r->done = done;
 	r->ctx = ctx;
-	r->asking = mmap(NULL, sizeof(*r->asking), PROT_READ | PROT_WRITE,
-			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (r->asking == MAP_FAILED)
+	r->progress = mmap(NULL, sizeof(*r->progress), PROT_READ | PROT_WRITE,
+			   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (r->progress == MAP_FAILED)
 		err(EXIT_USAGE, "file reader: mmap");
 	return r;
 }
 
+static void count(struct file_reader *r, int fd, int err, const struct opened_file *info)
+{
+	r->st.given_up += err == ETIMEDOUT;
+	if (fd < 0)
+		r->st.failed++;
+	else if (info->fs.kind != FS_LOCAL)
+		r->st.copied++;
+	else
+		r->st.opened++;
+}
+
+/* The queued request q is done: its file is fd (or none: err). */
 static void finish(struct file_reader *r, struct queued *q, int fd, int err,
 		   const struct opened_file *info)
 {
@@ -259,34 +376,33 @@ static void finish(struct file_reader *r, struct queued *q, int fd, int err,
 	free(q->path);
 	q->fd = -1;
 	q->path = NULL;
-	r->st.given_up += err == ETIMEDOUT;
-	if (fd < 0)
-		r->st.failed++;
-	else if (info && info->fs.kind != FS_LOCAL)
-		r->st.copied++;
-	else
-		r->st.opened++;
-	if (q->waited) {
-		r->waited = res;
-		r->waiting = false;
-	} else if (r->done) {
+	count(r, fd, err, &res.info);
+	if (r->done)
 		r->done(r->ctx, &res);
-	} else if (fd >= 0) {
+	else if (fd >= 0)
 		close(fd);
-	}
 }
 
 void file_reader_free(struct file_reader *r)
 {
 	if (!r)
 		return;
+	if (!r->in_flight && r->h.pid > 0) {
+		/* Idle: it ends as its socket does, and is not waited for
+		 * (what is left of it goes when the caller exits). */
+		close(r->h.sock);
+		kill(r->h.pid, SIGKILL);
+		waitpid(r->h.pid, NULL, WNOHANG);
+		r->h.sock = -1;
+		r->h.pid = -1;
+	}
 	kill_reader(r);
 	for (size_t i = r->in_flight ? r->head - 1 : r->head; i < r->n; i++) {
 		if (r->q[i].fd >= 0)
 			close(r->q[i].fd);
 		free(r->q[i].path);
 	}
-	munmap(r->asking, sizeof(*r->asking));
+	munmap(r->progress, sizeof(*r->progress));
 	free(r->q);
 	free(r);
 }
@@ -297,8 +413,7 @@ static void enqueue(struct file_reader *r, const struct queued *q)
 	if (!r->in_flight && r->head == r->n)
 		r->head = r->n = 0;
 	r->q = xreserve(r->q, &r->cap, r->n + 1, sizeof(*r->q));
-	r->q[r->n] = *q;
-	r->q[r->n++].path = q->path ? xstrdup(q->path) : NULL;
+	r->q[r->n++] = *q;
 	send_next(r);
 }
 
@@ -310,23 +425,50 @@ void file_reader_copy(struct file_reader *r, uint64_t tag, int pfd)
 void file_reader_open(struct file_reader *r, uint64_t tag, const char *path, unsigned how)
 {
 	enqueue(r, &(struct queued){ .tag = tag, .op = OP_OPEN, .how = how, .fd = -1,
-				     .path = (char *)path });
+				     .path = xstrdup(path) });
 }
 
-int file_reader_open_wait(struct file_reader *r, const char *path, unsigned how,
-			  struct opened_file *info)
+/* Fills the request's header: its op, its tag, and what holds for all. */
+static void request_header(struct file_reader *r, struct read_request *rq, uint32_t op,
+			   uint64_t tag, bool waited)
 {
-	r->waiting = true;
-	enqueue(r, &(struct queued){ .op = OP_OPEN, .how = how, .fd = -1, .path = (char *)path,
-				     .waited = true });
-	while (r->waiting)
-		file_reader_poll(r, FILE_READER_TIMEOUT_MS);
-	if (r->waited.fd < 0) {
-		errno = r->waited.err ? r->waited.err : EIO;
-		return -1;
+	rq->tag = tag;
+	rq->op = op;
+	rq->npaths = rq->len = 0;
+	rq->ndead = (uint32_t)r->ndead;
+	rq->cpu = waited ? sched_getcpu() : -1;
+	memcpy(rq->dead, r->dead, sizeof(rq->dead));
+}
+
+/* Adds path to an OP_OPEN request, in run (0 or 1: runs next to each
+ * other differ); false if it is full.  A path longer than a path can be is
+ * sent empty: no file has that name. */
+static bool request_path(struct file_reader *r, struct read_request *rq, const char *path,
+			 unsigned how, uint8_t run)
+{
+	size_t k = strnlen(path, PATH_MAX);
+
+	if (k == PATH_MAX)
+		k = 0;
+	if (rq->npaths == FILE_READER_MAX_PATHS)
+		return false;
+	memcpy(rq->paths + rq->len, path, k);
+	rq->paths[rq->len + k] = '\0';
+	rq->len += (uint32_t)k + 1;
+	rq->how[rq->npaths] = (uint8_t)(how | (r->local_only ? FILE_READER_LOCAL : 0));
+	rq->run[rq->npaths++] = run;
+	return true;
+}
+
+static bool send_request(struct file_reader *r, const struct read_request *rq, int fd)
+{
+	memset(r->progress, 0, sizeof(*r->progress));
+	if (!helper_send(r->h.sock, rq, offsetof(struct read_request, paths) + rq->len, fd)) {
+		kill_reader(r);
+		return false;
 	}
-	*info = r->waited.info;
-	return r->waited.fd;
+	r->sent_ns = monotonic_ns();
+	return true;
 }
 
 /* Kills the reader; one that cannot die yet is remembered, to reap. */
@@ -362,13 +504,18 @@ static bool start(struct file_reader *r)
 	}
 	if (r->failed_starts >= 3)
 		return false;
-	if (!helper_spawn(&r->h, "file reader", confine, serve, r->asking, false)) {
+	if (!helper_spawn(&r->h, "file reader", confine, serve, r->progress, false)) {
 		r->failed_starts++;
 		return false;
 	}
 	r->failed_starts = 0;
 	r->st.started++;
 	return true;
+}
+
+void file_reader_start(struct file_reader *r)
+{
+	start(r);
 }
 
 /* Sends the next request, if any and none is in flight. */
@@ -378,31 +525,20 @@ static void send_next(struct file_reader *r)
 
 	while (!r->in_flight && r->head < r->n) {
 		struct queued *q = &r->q[r->head++];
-		size_t len = offsetof(struct read_request, path);
 		if (!start(r)) {
 			finish(r, q, -1, EAGAIN, NULL);
 			continue;
 		}
-		rq.tag = q->tag;
-		rq.op = q->op;
-		rq.how = q->how | (r->local_only ? FILE_READER_LOCAL : 0);
-		rq.ndead = (uint32_t)r->ndead;
-		memcpy(rq.dead, r->dead, sizeof(rq.dead));
-		rq.len = 0;
-		if (q->path) {
-			rq.len = (uint32_t)strnlen(q->path, PATH_MAX - 1);
-			memcpy(rq.path, q->path, rq.len);
-			rq.path[rq.len] = '\0';
-			len += rq.len + 1;
-		}
-		*r->asking = (struct walk_asking){ 0 };
-		if (!helper_send(r->h.sock, &rq, len, q->fd)) {
-			kill_reader(r);
+		request_header(r, &rq, q->op, q->tag, false);
+		if (q->op == OP_OPEN)
+			request_path(r, &rq, q->path, q->how, 0);
+		else
+			rq.how[0] = r->local_only ? FILE_READER_LOCAL : 0;
+		if (!send_request(r, &rq, q->fd)) {
 			finish(r, q, -1, EIO, NULL);
 			continue;
 		}
 		r->in_flight = true;
-		r->sent_ns = monotonic_ns();
 	}
 }
 
@@ -413,8 +549,8 @@ static void send_next(struct file_reader *r)
  * would give up everything): only that file is given up then. */
 static void give_up_mount(struct file_reader *r)
 {
-	uint64_t mnt_id = __atomic_load_n(&r->asking->mnt_id, __ATOMIC_RELAXED);
-	uint32_t pid = __atomic_load_n(&r->asking->pid, __ATOMIC_RELAXED);
+	uint64_t mnt_id = __atomic_load_n(&r->progress->asking.mnt_id, __ATOMIC_RELAXED);
+	uint32_t pid = __atomic_load_n(&r->progress->asking.pid, __ATOMIC_RELAXED);
 	enum fs_kind kind = mnt_id ? local_fs(pid, mnt_id).kind : FS_LOCAL;
 
 	if (kind != FS_LOCAL && kind != FS_KERNEL && r->ndead < FILE_READER_MAX_STALLS)
@@ -430,10 +566,11 @@ static void give_up_mount(struct file_reader *r)
 /* The answer to the request in flight, if it has come within wait_ms. */
 static void take_answer(struct file_reader *r, int wait_ms)
 {
+	static struct read_reply rp;
 	struct pollfd p = { .fd = r->h.sock, .events = POLLIN };
 	struct queued *q = &r->q[r->head - 1];
-	struct read_reply rp;
 	int fd = -1, ready;
+	size_t nfds;
 	ssize_t n;
 
 	do
@@ -451,22 +588,21 @@ static void take_answer(struct file_reader *r, int wait_ms)
 		finish(r, q, -1, ETIMEDOUT, NULL);
 		return;
 	}
-	n = helper_recv(r->h.sock, &rp, sizeof(rp), &fd);
+	n = helper_recv_fds(r->h.sock, &rp, sizeof(rp), &fd, 1, &nfds);
 	r->in_flight = false;
-	if (n != (ssize_t)sizeof(rp) || rp.tag != q->tag) {
-		if (fd >= 0)
+	if (n != (ssize_t)(offsetof(struct read_reply, run) + sizeof(rp.run[0])) ||
+	    rp.tag != q->tag || rp.nruns != 1 || (nfds == 1) != (rp.run[0].err == 0)) {
+		if (nfds)
 			close(fd);
 		kill_reader(r);
 		finish(r, q, -1, EIO, NULL);
 		return;
 	}
-	if (rp.err || fd < 0) {
-		if (fd >= 0)
-			close(fd);
-		finish(r, q, -1, rp.err ? rp.err : EIO, NULL);
+	if (rp.run[0].err) {
+		finish(r, q, -1, rp.run[0].err, NULL);
 		return;
 	}
-	finish(r, q, fd, 0, &rp.info);
+	finish(r, q, fd, 0, &rp.run[0].info);
 }
 
 void file_reader_poll(struct file_reader *r, int settle_ms)
@@ -494,4 +630,166 @@ bool file_reader_busy(const struct file_reader *r)
 const struct file_reader_stats *file_reader_stats(const struct file_reader *r)
 {
 	return &r->st;
+}
+
+/* One request for the places of the files not found yet, from where
+ * each got to (from[j]), and its answer.  If it does not come (a path
+ * that was not done with in time: its reader is killed), that path is
+ * given up and the other runs asked again.  False if no reader could
+ * start. */
+static bool ask(struct file_reader *r, struct file_places *g, size_t ng, size_t *from)
+{
+	static struct read_request rq;
+	static struct read_reply reply;
+	uint32_t grp[FILE_READER_MAX_PATHS], idx[FILE_READER_MAX_PATHS];
+
+	uint8_t parity = 0;
+
+	if (!start(r))
+		return false;
+	request_header(r, &rq, OP_OPEN, 0, true);
+	for (size_t j = 0; j < ng; j++) {
+		if (g[j].fd >= 0 || from[j] >= g[j].n)
+			continue;
+		for (size_t i = from[j]; i < g[j].n; i++) {
+			grp[rq.npaths] = (uint32_t)j;
+			idx[rq.npaths] = (uint32_t)i;
+			if (!request_path(r, &rq, g[j].paths[i], g[j].how[i], parity))
+				goto full;
+		}
+		parity ^= 1;
+	}
+full:
+	if (!send_request(r, &rq, -1)) {
+		/* Gone: its first path is given up, the rest asked again. */
+		if (g[grp[0]].err)
+			g[grp[0]].err[idx[0]] = EIO;
+		from[grp[0]]++;
+		return true;
+	}
+	/* The answer, or what the reader did before it was killed: each path
+	 * has FILE_READER_TIMEOUT_MS. */
+	struct pollfd pfd = { .fd = r->h.sock, .events = POLLIN };
+	int fds[FILE_READER_MAX_PATHS], ready;
+	size_t nfds = 0, used = 0;
+	uint32_t was_at = 0, at_now;
+	ssize_t n = -1;
+	for (;;) {
+		do
+			ready = poll(&pfd, 1, FILE_READER_TIMEOUT_MS);
+		while (ready < 0 && errno == EINTR);
+		at_now = __atomic_load_n(&r->progress->at, __ATOMIC_RELAXED);
+		if (ready != 0 || at_now == was_at)
+			break;
+		was_at = at_now;
+	}
+	if (ready > 0)
+		n = helper_recv_fds(r->h.sock, &reply, sizeof(reply), fds, FILE_READER_MAX_PATHS,
+				    &nfds);
+	uint32_t nruns = 0;
+	for (uint32_t k = 0; k < rq.npaths; k++)
+		nruns += !k || grp[k] != grp[k - 1];
+	if (n != (ssize_t)(offsetof(struct read_reply, run) + nruns * sizeof(reply.run[0])) ||
+	    reply.nruns != nruns) {
+		/* None: the path it was at is given up (it stalled, or the
+		 * reader died on it), and the runs it had answered are
+		 * asked again with the rest. */
+		uint32_t at = __atomic_load_n(&r->progress->at, __ATOMIC_RELAXED);
+		int err = ready == 0 ? ETIMEDOUT : EIO;
+		while (nfds)
+			close(fds[--nfds]);
+		if (ready == 0)
+			r->st.stalled++;
+		kill_reader(r);
+		if (ready == 0)
+			give_up_mount(r);
+		if (at >= rq.npaths)
+			at = 0;
+		for (uint32_t i = at; i > 0 && grp[i - 1] == grp[at]; i--) {
+			int e = __atomic_load_n(&r->progress->err[i - 1], __ATOMIC_RELAXED);
+			if (g[grp[at]].err)
+				g[grp[at]].err[idx[i - 1]] = e;
+			count(r, -1, e, NULL);
+		}
+		if (g[grp[at]].err)
+			g[grp[at]].err[idx[at]] = err;
+		count(r, -1, err, NULL);
+		from[grp[at]] = idx[at] + 1;
+		return true;
+	}
+	for (uint32_t k = 0, run = 0, run_end; k < rq.npaths; k = run_end, run++) {
+		struct file_places *p = &g[grp[k]];
+		struct run_answer *a = &reply.run[run];
+		for (run_end = k; run_end < rq.npaths && grp[run_end] == grp[k]; run_end++)
+			;
+		uint32_t at = a->err == 0 && a->which >= k && a->which < run_end && used < nfds
+				      ? a->which
+				      : run_end;
+		for (uint32_t i = k; i < at; i++) {
+			int e = __atomic_load_n(&r->progress->err[i], __ATOMIC_RELAXED);
+			if (p->err)
+				p->err[idx[i]] = e;
+			count(r, -1, e, NULL);
+		}
+		if (at < run_end) {
+			p->fd = fds[used++];
+			p->which = idx[at];
+			p->info = a->info;
+			count(r, p->fd, 0, &a->info);
+		}
+		from[grp[k]] = p->fd >= 0 ? p->n : idx[run_end - 1] + 1;
+	}
+	while (used < nfds)
+		close(fds[used++]);
+	return true;
+}
+
+void file_reader_open_groups(struct file_reader *r, struct file_places *g, size_t ng)
+{
+	size_t *from = xcalloc(ng + 1, sizeof(*from));
+	bool more = true;
+
+	/* What prof-sample queued comes first. */
+	while (file_reader_busy(r))
+		file_reader_poll(r, FILE_READER_TIMEOUT_MS);
+	for (size_t j = 0; j < ng; j++) {
+		g[j].fd = -1;
+		g[j].which = g[j].n;
+	}
+	while (more) {
+		more = false;
+		for (size_t j = 0; j < ng; j++)
+			more = more || (g[j].fd < 0 && from[j] < g[j].n);
+		if (more && !ask(r, g, ng, from)) {
+			for (size_t j = 0; j < ng; j++)
+				for (; g[j].fd < 0 && from[j] < g[j].n; from[j]++)
+					if (g[j].err)
+						g[j].err[from[j]] = EAGAIN;
+			more = false;
+		}
+	}
+	free(from);
+}
+
+int file_reader_open_first(struct file_reader *r, const char *const *paths, const unsigned *how,
+			   size_t n, size_t *which, int *err, struct opened_file *info)
+{
+	struct file_places p = { .paths = paths, .how = how, .n = n, .err = err };
+
+	file_reader_open_groups(r, &p, 1);
+	*which = p.which;
+	if (p.fd >= 0)
+		*info = p.info;
+	return p.fd;
+}
+
+int file_reader_open_wait(struct file_reader *r, const char *path, unsigned how,
+			  struct opened_file *info)
+{
+	size_t which;
+	int err = EIO, fd = file_reader_open_first(r, &path, &how, 1, &which, &err, info);
+
+	if (fd < 0)
+		errno = err;
+	return fd;
 }

@@ -26,6 +26,7 @@
 #define PROF_FILE_READER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "local_fs.h"
@@ -77,6 +78,10 @@ struct file_reader;
 struct file_reader *file_reader_new(file_reader_done *done, void *ctx);
 void file_reader_free(struct file_reader *r);
 
+/* Forks the reader's process now rather than at the first request, while
+ * the caller is small: each page it writes to after the fork is copied. */
+void file_reader_start(struct file_reader *r);
+
 /* Queues the copy of the file O_PATH descriptor pfd leads to (taken). */
 void file_reader_copy(struct file_reader *r, uint64_t tag, int pfd);
 
@@ -91,16 +96,43 @@ enum {
  * says FILE_READER_FOLLOW; copied too if not on a local file system. */
 void file_reader_open(struct file_reader *r, uint64_t tag, const char *path, unsigned how);
 
-/* Opens path as file_reader_open() does, now: waits for the answer (at
- * most FILE_READER_TIMEOUT_MS once it is asked), for a program that has
- * nothing else to do meanwhile.  The descriptor, what the reader says of
- * the file in *info, or -1 with errno set: ETIMEDOUT if its file system
- * did not answer, now or before; EREMOTE if it is not on a local file
- * system and only those are read (FILE_READER_LOCAL, or after
- * FILE_READER_MAX_STALLS stalls); EFBIG if it is not local and larger
- * than FILE_READER_MAX_COPY; EINVAL if it is not a regular file or a
- * symbolic link at its end was not to be followed; EAGAIN if no reader
- * could start. */
+/* Opens the first of paths[0..n) that can be opened, each as
+ * file_reader_open() does with how[i], now: for a program that has
+ * nothing else to do meanwhile, which waits for the answer (at most
+ * FILE_READER_TIMEOUT_MS for each path once it is asked).  The places a
+ * file may be go in one request (up to FILE_READER_MAX_PATHS), a round
+ * trip each: most of them hold nothing.  Returns the descriptor, with its
+ * index in *which and what the reader says of the file in *info; or -1,
+ * with *which = n.  err[i] (if err is not NULL) is why path i was not
+ * opened, for each before *which: ETIMEDOUT if its file system did not
+ * answer, now or before; EREMOTE if it is not on a local file system and
+ * only those are read (FILE_READER_LOCAL, or after FILE_READER_MAX_STALLS
+ * stalls); EFBIG if it is not local and larger than FILE_READER_MAX_COPY;
+ * EINVAL if it is not a regular file or ends in a symbolic link not to be
+ * followed; EAGAIN if no reader could start; or what the kernel said. */
+#define FILE_READER_MAX_PATHS 16
+int file_reader_open_first(struct file_reader *r, const char *const *paths, const unsigned *how,
+			   size_t n, size_t *which, int *err, struct opened_file *info);
+
+/* The places one file may be, for file_reader_open_groups(). */
+struct file_places {
+	const char *const *paths;
+	const unsigned *how;
+	size_t n;
+	int *err; /* NULL, or err[i]: why paths[i] was not opened (as above) */
+	/* The answer: the first path that could be opened, paths[which],
+	 * as fd (the caller's), with info; fd -1 and which n if none. */
+	size_t which;
+	int fd;
+	struct opened_file info;
+};
+
+/* The same for several files at once, g[0..ng): their places go in as
+ * few requests as fit, and the reader answers for each file in turn: the
+ * round trips are the cost, where most places hold nothing. */
+void file_reader_open_groups(struct file_reader *r, struct file_places *g, size_t ng);
+
+/* The same for one path: -1 with errno set as err[0] above. */
 int file_reader_open_wait(struct file_reader *r, const char *path, unsigned how,
 			  struct opened_file *info);
 

@@ -114,25 +114,30 @@ void helper_stop(struct helper *h)
 	h->pid = -1;
 }
 
-bool helper_send(int sock, const void *buf, size_t len, int fd)
+/* Up to this many descriptors go with one message. */
+#define MAX_FDS 16
+
+bool helper_send_fds(int sock, const void *buf, size_t len, const int *fds, size_t nfds)
 {
 	union {
 		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(MAX_FDS * sizeof(int))];
 	} ctl;
 	struct iovec iov = { (void *)buf, len };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
 	ssize_t n;
 
-	if (fd >= 0) {
+	if (nfds > MAX_FDS)
+		return false;
+	if (nfds) {
 		memset(&ctl, 0, sizeof(ctl));
 		msg.msg_control = ctl.buf;
-		msg.msg_controllen = sizeof(ctl.buf);
+		msg.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
 		struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
 		c->cmsg_level = SOL_SOCKET;
 		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+		c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+		memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
 	}
 	do
 		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
@@ -140,18 +145,23 @@ bool helper_send(int sock, const void *buf, size_t len, int fd)
 	return n == (ssize_t)len;
 }
 
-ssize_t helper_recv(int sock, void *buf, size_t len, int *fd)
+bool helper_send(int sock, const void *buf, size_t len, int fd)
+{
+	return helper_send_fds(sock, buf, len, &fd, fd >= 0);
+}
+
+ssize_t helper_recv_fds(int sock, void *buf, size_t len, int *fds, size_t max, size_t *nfds)
 {
 	union {
 		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(MAX_FDS * sizeof(int))];
 	} ctl;
 	struct iovec iov = { buf, len };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
 			      .msg_controllen = sizeof(ctl.buf) };
 	ssize_t n;
 
-	*fd = -1;
+	*nfds = 0;
 	do
 		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
@@ -159,24 +169,33 @@ ssize_t helper_recv(int sock, void *buf, size_t len, int *fd)
 		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
 		    c->cmsg_len < CMSG_LEN(sizeof(int)))
 			continue;
-		/* Only one descriptor is ever sent: any other is closed. */
-		int nfds = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-		for (int i = 0; i < nfds; i++) {
+		/* Past what the caller takes, descriptors are closed. */
+		int got_n = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+		for (int i = 0; i < got_n; i++) {
 			int got;
 			memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-			if (*fd < 0)
-				*fd = got;
+			if (*nfds < max)
+				fds[(*nfds)++] = got;
 			else
 				close(got);
 		}
 	}
 	if (n >= 0 && (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
-		if (*fd >= 0)
-			close(*fd);
-		*fd = -1;
+		while (*nfds)
+			close(fds[--*nfds]);
 		errno = EMSGSIZE;
 		return -1;
 	}
+	return n;
+}
+
+ssize_t helper_recv(int sock, void *buf, size_t len, int *fd)
+{
+	size_t nfds;
+	ssize_t n = helper_recv_fds(sock, buf, len, fd, 1, &nfds);
+
+	if (!nfds)
+		*fd = -1;
 	return n;
 }
 

@@ -60,4 +60,9 @@ pid_t helper_kill(struct helper *h);
 ssize_t helper_recv(int sock, void *buf, size_t len, int *fd);
 bool helper_send(int sock, const void *buf, size_t len, int fd);
 
+/* The same with up to 16 descriptors, in order: at most max are taken
+ * (their number in *nfds), any others closed. */
+ssize_t helper_recv_fds(int sock, void *buf, size_t len, int *fds, size_t max, size_t *nfds);
+bool helper_send_fds(int sock, const void *buf, size_t len, const int *fds, size_t nfds);
+
 #endif

@@ -140,6 +140,47 @@ struct fs_info local_fs(uint32_t pid, uint64_t mnt_id)
 	return fs;
 }
 
+/* A mount's unique id (Linux 6.8), never given to another mount, unlike
+ * its mount id. */
+#ifndef STATX_MNT_ID_UNIQUE
+#define STATX_MNT_ID_UNIQUE 0x4000u
+#endif
+
+/* What mounts were found to be, by unique id: a mount's type and
+ * namespace never change. */
+#define KNOWN_MOUNTS 64
+static struct {
+	uint64_t id;
+	struct fs_info fs;
+} known[KNOWN_MOUNTS];
+static size_t nknown, next_known;
+
+struct fs_info local_fs_of(int fd, uint32_t pid)
+{
+	struct statx stx;
+	struct fs_info fs;
+	uint64_t unique = 0;
+
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID_UNIQUE, &stx) == 0 &&
+	    (stx.stx_mask & STATX_MNT_ID_UNIQUE)) {
+		unique = stx.stx_mnt_id;
+		for (size_t i = 0; i < nknown; i++)
+			if (known[i].id == unique)
+				return known[i].fs;
+	}
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID, &stx) != 0 ||
+	    !(stx.stx_mask & STATX_MNT_ID))
+		return (struct fs_info){ .kind = FS_UNKNOWN };
+	fs = local_fs(pid, stx.stx_mnt_id);
+	/* Not found is not known: pid may not be where the mount is. */
+	if (unique && fs.kind != FS_UNKNOWN) {
+		known[next_known] = (typeof(known[0])){ unique, fs };
+		next_known = (next_known + 1) % KNOWN_MOUNTS;
+		nknown += nknown < KNOWN_MOUNTS;
+	}
+	return fs;
+}
+
 struct fs_info local_fs_fd(int fd)
 {
 	struct statx stx;

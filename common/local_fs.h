@@ -50,4 +50,9 @@ struct fs_info local_fs(uint32_t pid, uint64_t mnt_id);
 /* The same for the file open as fd, in the caller's mounts. */
 struct fs_info local_fs_fd(int fd);
 
+/* The same for the file open as fd, in pid's mounts (0: the caller's),
+ * remembered by the mount's unique id where the kernel has them (6.8):
+ * mountinfo is read once per mount, not once per file. */
+struct fs_info local_fs_of(int fd, uint32_t pid);
+
 #endif

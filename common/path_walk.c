@@ -45,15 +45,44 @@ bool walk_may_ask(const struct walk_rules *w, const struct statx *stx, uint32_t 
 	return true;
 }
 
-/* Whether the directory open as dir may be asked to look a name up. */
-static bool may_ask_dir(const struct walk_rules *w, int dir, uint32_t pid)
+/* Whether the directory open as dir may be asked to look a name up; stx
+ * is what statx said of it, if it was asked already. */
+static bool may_ask_dir(const struct walk_rules *w, int dir, struct statx *stx, uint32_t pid)
 {
-	struct statx stx;
-
 	/* DONT_SYNC: its mount is known without asking its file system. */
-	if (statx(dir, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID, &stx) != 0)
-		stx.stx_mask = 0;
-	return walk_may_ask(w, &stx, pid);
+	if (!stx->stx_mask &&
+	    statx(dir, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_MNT_ID, stx) != 0)
+		stx->stx_mask = 0;
+	return walk_may_ask(w, stx, pid);
+}
+
+/* The root, held open for every walk: most paths start there, and most of
+ * them on its mount. */
+static int root = -1;
+static struct statx root_stx;
+
+static bool have_root(void)
+{
+	if (root < 0 && (root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) >= 0 &&
+	    statx(root, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_MNT_ID,
+		  &root_stx) != 0)
+		root_stx.stx_mask = 0;
+	return root >= 0;
+}
+
+/* The walk goes on from fd: the directory it was at is let go of. */
+static void move_to(int *cur, struct statx *stx, int fd, const struct statx *fd_stx)
+{
+	if (*cur >= 0 && *cur != root)
+		close(*cur);
+	*cur = fd;
+	*stx = fd == root ? root_stx : fd_stx ? *fd_stx : (struct statx){ 0 };
+}
+
+/* The walk ends at cur: a descriptor of the caller's. */
+static int ended_at(int cur)
+{
+	return cur == root ? fcntl(root, F_DUPFD_CLOEXEC, 0) : cur;
 }
 
 /* path from dir, as far as it stays on dir's mount; EXDEV where it leaves
@@ -96,8 +125,8 @@ int path_walk(const char *path, int flags, const struct walk_rules *w, uint32_t 
 	char rest[PATH_MAX], target[PATH_MAX], *p = rest;
 	size_t len = strlen(path);
 	uint32_t proc_pid = 0; /* the walk is in /proc/PID */
-	int cur, fd, links = 0, err;
-	struct statx stx;
+	int cur = -1, fd, links = 0, err;
+	struct statx stx, cur_stx;
 
 	*pid = 0;
 	if (!len || len >= sizeof(rest)) {
@@ -105,18 +134,24 @@ int path_walk(const char *path, int flags, const struct walk_rules *w, uint32_t 
 		return -1;
 	}
 	memcpy(rest, path, len + 1);
-	if ((cur = open(path[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+	if (!have_root())
 		return -1;
+	if (path[0] == '/')
+		move_to(&cur, &cur_stx, root, NULL);
+	else if ((cur = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -1;
+	else
+		cur_stx.stx_mask = 0;
 	for (;;) {
 		while (*p == '/')
 			p++;
-		if (!may_ask_dir(w, cur, *pid))
+		if (!may_ask_dir(w, cur, &cur_stx, *pid))
 			goto fail;
 		if (!*p)
-			return cur; /* a directory: "/", or a name and a slash */
+			return ended_at(cur); /* a directory: "/", or a name and a slash */
 		if ((fd = within_mount(cur, p, flags)) >= 0) {
-			close(cur);
-			return fd;
+			move_to(&cur, &cur_stx, fd, NULL);
+			return cur;
 		}
 		if (errno != EXDEV)
 			goto fail;
@@ -136,7 +171,8 @@ int path_walk(const char *path, int flags, const struct walk_rules *w, uint32_t 
 			fd = openat(cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			goto fail;
-		if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE, &stx) != 0) {
+		if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_MNT_ID,
+			  &stx) != 0) {
 			close(fd);
 			goto fail;
 		}
@@ -146,8 +182,7 @@ int path_walk(const char *path, int flags, const struct walk_rules *w, uint32_t 
 				proc_pid = 0;
 			else if (named && on_proc(cur))
 				proc_pid = named;
-			close(cur);
-			cur = fd;
+			move_to(&cur, &cur_stx, fd, &stx);
 			if (last)
 				return cur;
 			if (!S_ISDIR(stx.stx_mode)) {
@@ -157,8 +192,8 @@ int path_walk(const char *path, int flags, const struct walk_rules *w, uint32_t 
 			continue;
 		}
 		if (last && (flags & O_NOFOLLOW)) {
-			close(cur);
-			return fd; /* the link itself, for its caller to refuse */
+			move_to(&cur, &cur_stx, fd, &stx);
+			return cur; /* the link itself, for its caller to refuse */
 		}
 		if (++links > MAX_LINKS) {
 			close(fd);
@@ -175,8 +210,7 @@ int path_walk(const char *path, int flags, const struct walk_rules *w, uint32_t 
 			if (proc_pid)
 				*pid = proc_pid;
 			proc_pid = 0;
-			close(cur);
-			cur = fd;
+			move_to(&cur, &cur_stx, fd, NULL);
 			if (last)
 				return cur;
 			continue;
@@ -201,15 +235,14 @@ int path_walk(const char *path, int flags, const struct walk_rules *w, uint32_t 
 			rest[n] = '/';
 		p = rest;
 		if (target[0] == '/') {
-			close(cur);
-			if ((cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-				return -1;
+			move_to(&cur, &cur_stx, root, NULL);
 			*pid = proc_pid = 0;
 		}
 	}
 fail:
 	err = errno;
-	close(cur);
+	if (cur != root)
+		close(cur);
 	errno = err;
 	return -1;
 }

@@ -31,8 +31,8 @@ static void remove_tmp(void)
 {
 	char cmd[256];
 
-	snprintf(cmd, sizeof(cmd), "for m in %s/*.mnt; do umount -l \"$m\" 2>/dev/null; done; rm -rf %s",
-		 tmp, tmp);
+	snprintf(cmd, sizeof(cmd),
+		 "for m in %s/*.mnt; do umount -l \"$m\" 2>/dev/null; done; rm -rf %s", tmp, tmp);
 	if (system(cmd) != 0)
 		printf("# could not remove %s\n", tmp);
 }
@@ -198,6 +198,24 @@ TEST(a_stopped_fuse_server_costs_one_timeout_and_three_only_local_files)
 	CHECK_INT(st->stalled, 1);
 	snprintf(path, sizeof(path), "%s/app", s[1].mnt);
 	CHECK_STR(open_as(r, path, 0, &kind), "b");
+	/* In one request with a file on the stopped mount, another file
+	 * is had, and the stopped mount not waited for again. */
+	{
+		char p0[160], p1[160];
+		const char *pa[1] = { p0 }, *pb[1] = { p1 };
+		unsigned none = 0;
+		struct file_places g[2] = { { .paths = pa, .how = &none, .n = 1 },
+					    { .paths = pb, .how = &none, .n = 1 } };
+		snprintf(p0, sizeof(p0), "%s/app", s[0].mnt);
+		snprintf(p1, sizeof(p1), "%s/other", s[1].mnt);
+		file_reader_open_groups(r, g, 2);
+		CHECK_INT(g[0].fd, -1);
+		CHECK(g[1].fd >= 0);
+		CHECK_STR(g[1].fd >= 0 ? content(g[1].fd) : "", "b");
+		if (g[1].fd >= 0)
+			close(g[1].fd);
+		CHECK_INT(st->stalled, 1);
+	}
 	snprintf(local, sizeof(local), "%s/local", tmp);
 	write_file(local, "local");
 	CHECK_STR(open_as(r, local, 0, &kind), "local");
@@ -205,8 +223,23 @@ TEST(a_stopped_fuse_server_costs_one_timeout_and_three_only_local_files)
 	/* Two more: then only local file systems are asked. */
 	kill(s[1].pid, SIGSTOP);
 	kill(s[2].pid, SIGSTOP);
-	snprintf(path, sizeof(path), "%s/other", s[1].mnt);
-	CHECK_STR(open_as(r, path, 0, &kind), strerror(ETIMEDOUT));
+	{
+		/* A file answered before the stall, in the same request, is
+		 * had all the same. */
+		char p1[160];
+		const char *pa[1] = { local }, *pb[1] = { p1 };
+		unsigned none = 0;
+		struct file_places g[2] = { { .paths = pa, .how = &none, .n = 1 },
+					    { .paths = pb, .how = &none, .n = 1 } };
+		snprintf(p1, sizeof(p1), "%s/other", s[1].mnt);
+		file_reader_open_groups(r, g, 2);
+		CHECK(g[0].fd >= 0);
+		CHECK_STR(g[0].fd >= 0 ? content(g[0].fd) : "", "local");
+		if (g[0].fd >= 0)
+			close(g[0].fd);
+		CHECK_INT(g[1].fd, -1);
+		CHECK_INT(st->stalled, 2);
+	}
 	snprintf(path, sizeof(path), "%s/other", s[2].mnt);
 	CHECK_STR(open_as(r, path, 0, &kind), strerror(ETIMEDOUT));
 	CHECK_INT(st->stalled, 3);
@@ -219,6 +252,51 @@ TEST(a_stopped_fuse_server_costs_one_timeout_and_three_only_local_files)
 	file_reader_free(r);
 	for (int i = 0; i < 4; i++)
 		unserve(&s[i]);
+	remove_tmp();
+}
+
+TEST(several_files_in_one_request_each_the_first_place_that_holds_it)
+{
+	struct file_reader *r = file_reader_new(NULL, NULL);
+	char a[3][128], b[2][128];
+	const char *pa[3] = { a[0], a[1], a[2] }, *pb[2] = { b[0], b[1] };
+	unsigned how[3] = { 0, 0, 0 };
+	int erra[3] = { 0 }, errb[2] = { 0 };
+	struct file_places g[2] = { { .paths = pa, .how = how, .n = 3, .err = erra },
+				    { .paths = pb, .how = how, .n = 2, .err = errb } };
+
+	make_tmp();
+	snprintf(a[0], sizeof(a[0]), "%s/none", tmp);
+	snprintf(a[1], sizeof(a[1]), "%s", tmp); /* a directory */
+	snprintf(a[2], sizeof(a[2]), "%s/second", tmp);
+	snprintf(b[0], sizeof(b[0]), "%s/first", tmp);
+	snprintf(b[1], sizeof(b[1]), "%s/second", tmp);
+	write_file(a[2], "second");
+	write_file(b[0], "first");
+	file_reader_open_groups(r, g, 2);
+	CHECK_INT(g[0].which, 2);
+	CHECK(g[0].fd >= 0);
+	CHECK_STR(content(g[0].fd), "second");
+	CHECK_INT(erra[0], ENOENT);
+	CHECK_INT(erra[1], EINVAL);
+	CHECK_INT(g[1].which, 0);
+	CHECK(g[1].fd >= 0);
+	CHECK_STR(content(g[1].fd), "first");
+	close(g[0].fd);
+	close(g[1].fd);
+	/* None of them. */
+	unlink(a[2]);
+	unlink(b[0]);
+	unlink(b[1]);
+	file_reader_open_groups(r, g, 2);
+	CHECK_INT(g[0].which, 3);
+	CHECK_INT(g[0].fd, -1);
+	CHECK_INT(erra[2], ENOENT);
+	CHECK_INT(g[1].which, 2);
+	CHECK_INT(g[1].fd, -1);
+	/* One reader, one request each time. */
+	CHECK_INT(file_reader_stats(r)->started, 1);
+	file_reader_free(r);
 	remove_tmp();
 }
 
