@@ -7,6 +7,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <lzma.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,6 @@
 #include "diag.h"
 #include "elf_bounded.h"
 #include "origin_note.h"
-#include "stream.h"
 
 void elf_file_close(struct elf_file *f)
 {
@@ -38,9 +38,10 @@ static bool same_id(Elf *elf, const uint8_t *id, size_t idlen)
 	return len == idlen && memcmp(have, id, len) == 0;
 }
 
-static bool adopt_fd(struct elf_file *f, int fd, const char *path, const uint8_t *id, size_t idlen,
-		     char *why, size_t whylen)
+bool elf_file_adopt(struct elf_file *f, int fd, const char *path, const uint8_t *id, size_t idlen,
+		    char *why, size_t whylen)
 {
+	elf_version(EV_CURRENT);
 	*f = (struct elf_file){ .fd = fd };
 	f->elf = elf_begin_bounded(fd);
 	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
@@ -57,22 +58,24 @@ static bool adopt_fd(struct elf_file *f, int fd, const char *path, const uint8_t
 	return true;
 }
 
-bool elf_file_open(struct elf_file *f, const char *path, int flags, const uint8_t *id,
-		   size_t idlen, char *why, size_t whylen)
+void elf_file_unopened(int err, char *why, size_t whylen)
 {
-	int fd;
-
-	elf_version(EV_CURRENT);
-	*f = (struct elf_file){ .fd = -1 };
-	fd = open_regular(path, flags);
-	if (fd < 0) {
-		if (errno == EINVAL)
-			snprintf(why, whylen, "not a regular file (a symbolic link, a device, a FIFO)");
-		else
-			snprintf(why, whylen, "%m");
-		return false;
-	}
-	return adopt_fd(f, fd, path, id, idlen, why, whylen);
+	if (err == EINVAL)
+		snprintf(why, whylen, "not a regular file (a symbolic link, a device, a FIFO)");
+	else if (err == ETIMEDOUT)
+		snprintf(why, whylen, "its file system did not answer in %d s",
+			 FILE_READER_TIMEOUT_MS / 1000);
+	else if (err == EREMOTE)
+		snprintf(why, whylen,
+			 "not on a local file system, and none is read after %d that did not answer",
+			 FILE_READER_MAX_STALLS);
+	else if (err == EFBIG)
+		snprintf(why, whylen, "not on a local file system, and too large to copy (%llu MiB)",
+			 FILE_READER_MAX_COPY >> 20);
+	else if (err == EAGAIN)
+		snprintf(why, whylen, "no file reader could start");
+	else
+		snprintf(why, whylen, "%s", strerror(err));
 }
 
 Elf_Scn *elf_section_named(Elf *elf, const char *name, GElf_Shdr *sh)
@@ -116,79 +119,118 @@ static bool file_crc(int fd, uint32_t *crc)
 	return n == 0;
 }
 
-/* A debug file found by name must be the binary's: same build-id, or,
- * when the binary has none, the CRC its debuglink recorded. */
-static bool try_path(struct elf_file *out, const char *path, const uint8_t *id, size_t idlen,
-		     bool check_crc, uint32_t crc)
-{
-	char why[128];
+/* A place a debug file may be, and what it must show to be the
+ * binary's, besides its build-id. */
+struct place {
+	char *path;
+	enum { AS_IS, MADE_FOR, CRC } check;
+	uint32_t owner; /* MADE_FOR: an entry of a cache made from a file owner controls */
+};
 
-	if (access(path, R_OK) != 0)
-		return false;
-	if (!elf_file_open(out, path, 0, id, idlen, why, sizeof(why)))
-		return false;
-	uint32_t have;
-	if (check_crc && !idlen && (!file_crc(out->fd, &have) || have != crc)) {
-		elf_file_close(out);
-		return false;
+/* A search: the places, by build-id then by debug link, and the reader's
+ * requests for them. */
+struct debug_lookup {
+	struct debug_search *ds;
+	const uint8_t *id;
+	size_t idlen;
+	struct place *v;
+	size_t n, cap;
+	const char **paths; /* of v, for the reader */
+	unsigned *how;
+	uint32_t crc; /* the debug link's */
+};
+
+__attribute__((format(printf, 4, 5))) static void add_place(struct debug_lookup *dl, int check,
+							   uint32_t owner, const char *fmt, ...)
+{
+	char path[PATH_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	dl->v = xreserve(dl->v, &dl->cap, dl->n + 1, sizeof(*dl->v));
+	dl->v[dl->n++] = (struct place){ .path = xstrdup(path), .check = check, .owner = owner };
+}
+
+/* The places as the reader takes them. */
+static void for_reader(struct debug_lookup *dl, size_t from, struct file_places *fp)
+{
+	free(dl->paths);
+	free(dl->how);
+	dl->paths = xcalloc(dl->n + 1, sizeof(*dl->paths));
+	dl->how = xcalloc(dl->n + 1, sizeof(*dl->how));
+	for (size_t i = 0; i < dl->n; i++) {
+		dl->paths[i] = dl->v[i].path;
+		dl->how[i] = FILE_READER_FOLLOW;
 	}
+	*fp = (struct file_places){ .paths = dl->paths + from, .how = dl->how + from,
+				    .n = dl->n - from, .fd = -1 };
+}
+
+/* Whether the file open as f shows what place p asks of it. */
+static bool passes(const struct debug_lookup *dl, const struct place *p, struct elf_file *f)
+{
+	struct image_origin o;
+	uint32_t have;
+
+	if (p->check == MADE_FOR)
+		return origin_note_read(f->elf, &o) && o.owner == p->owner;
+	if (p->check == CRC && !dl->idlen)
+		return file_crc(f->fd, &have) && have == dl->crc;
 	return true;
 }
 
-/* An entry of a cache is used only if it says it was made from a file
- * owner controls. */
-static bool made_for(struct elf_file *f, uint32_t owner)
+/* The file the reader gave for places [from..] in its answer fp, if it
+ * is the binary's debug file; else where to go on from. */
+static bool take(struct debug_lookup *dl, size_t from, struct file_places *fp, size_t *next,
+		 struct elf_file *out)
 {
-	struct image_origin o;
+	size_t k = from + fp->which;
+	char why[160];
+	bool found;
 
-	if (origin_note_read(f->elf, &o) && o.owner == owner)
-		return true;
-	elf_file_close(f);
-	return false;
-}
-
-/* In cache dir, the part of the user who controls the file: theirs, and
- * root's (a system file with the build-id names a user's copy as truly as
- * it can); root's alone when who controls it is not known. */
-static bool in_cache(const char *dir, const char *hex, const uint8_t *id, size_t idlen,
-		     uint32_t owner, struct elf_file *out)
-{
-	char path[PATH_MAX];
-
-	if (owner != CAP_OWNER_UNKNOWN && owner != 0) {
-		snprintf(path, sizeof(path), "%s/users/%" PRIu32 "/.build-id/%.2s/%s.debug", dir, owner,
-			 hex, hex + 2);
-		if (try_path(out, path, id, idlen, false, 0) && made_for(out, owner))
-			return true;
-	}
-	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2);
-	return try_path(out, path, id, idlen, false, 0) && made_for(out, 0);
-}
-
-static bool by_build_id(struct debug_search *ds, const uint8_t *id, size_t idlen, uint32_t owner,
-			struct elf_file *out)
-{
-	char hex[2 * BUILD_ID_MAX + 1], path[PATH_MAX];
-
-	if (idlen < 2)
+	*next = dl->n;
+	if (fp->fd < 0)
 		return false;
-	build_id_hex(id, idlen, hex);
-	for (size_t i = 0; i < ds->ndirs; i++) {
-		if (i >= ds->first_cache && i < ds->first_cache + ds->ncaches) {
-			if (in_cache(ds->dirs[i], hex, id, idlen, owner, out))
-				return true;
-			continue;
-		}
-		snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", ds->dirs[i], hex, hex + 2);
-		if (try_path(out, path, id, idlen, false, 0))
-			return true;
-	}
-	return false;
+	found = elf_file_adopt(out, fp->fd, dl->v[k].path, dl->id, dl->idlen, why, sizeof(why)) &&
+		passes(dl, &dl->v[k], out);
+	fp->fd = -1;
+	if (found)
+		out->info = fp->info;
+	else
+		elf_file_close(out);
+	*next = k + 1;
+	return found;
 }
 
-static bool by_debuglink(struct debug_search *ds, Elf *bin, const char *binpath,
-			 const char *origpath, const uint8_t *id, size_t idlen,
-			 struct elf_file *out)
+/* By build-id: in each debug directory; in a cache, the part of the user
+ * who controls the file, theirs and root's (a system file with the
+ * build-id names a user's copy as truly as it can), root's alone when who
+ * controls it is not known. */
+static void by_build_id(struct debug_lookup *dl, uint32_t owner)
+{
+	char hex[2 * BUILD_ID_MAX + 1];
+	struct debug_search *ds = dl->ds;
+
+	if (dl->idlen < 2)
+		return;
+	build_id_hex(dl->id, dl->idlen, hex);
+	for (size_t i = 0; i < ds->ndirs; i++) {
+		bool cache = i >= ds->first_cache && i < ds->first_cache + ds->ncaches;
+		if (cache && owner != CAP_OWNER_UNKNOWN && owner != 0)
+			add_place(dl, MADE_FOR, owner,
+				  "%s/users/%" PRIu32 "/.build-id/%.2s/%s.debug", ds->dirs[i],
+				  owner, hex, hex + 2);
+		add_place(dl, cache ? MADE_FOR : AS_IS, 0, "%s/.build-id/%.2s/%s.debug",
+			  ds->dirs[i], hex, hex + 2);
+	}
+}
+
+/* By the .gnu_debuglink name: beside the binary, in its .debug directory,
+ * under each debug directory. */
+static void by_debuglink(struct debug_lookup *dl, Elf *bin, const char *binpath,
+			 const char *origpath)
 {
 	GElf_Shdr sh;
 	Elf_Scn *scn = bin ? elf_section_named(bin, ".gnu_debuglink", &sh) : NULL;
@@ -196,31 +238,24 @@ static bool by_debuglink(struct debug_search *ds, Elf *bin, const char *binpath,
 	char bindir[PATH_MAX], origdir[PATH_MAX], path[PATH_MAX];
 	const char *name;
 	size_t namelen;
-	uint32_t crc;
 
 	if (!d || d->d_size < 8)
-		return false;
+		return;
 	name = d->d_buf;
 	namelen = strnlen(name, d->d_size);
 	if (namelen == 0 || namelen + 1 + 4 > d->d_size || strchr(name, '/'))
-		return false;
-	memcpy(&crc, (const char *)d->d_buf + ((namelen + 4) & ~(size_t)3), 4);
+		return;
+	memcpy(&dl->crc, (const char *)d->d_buf + ((namelen + 4) & ~(size_t)3), 4);
 	snprintf(bindir, sizeof(bindir), "%s", binpath ? binpath : ".");
 	snprintf(origdir, sizeof(origdir), "%s", origpath ? origpath : binpath ? binpath : ".");
 	const char *bd = dirname(bindir), *od = dirname(origdir);
 
 	snprintf(path, sizeof(path), "%s/%s", bd, name);
-	if (binpath && strcmp(path, binpath) != 0 && try_path(out, path, id, idlen, true, crc))
-		return true;
-	snprintf(path, sizeof(path), "%s/.debug/%s", bd, name);
-	if (try_path(out, path, id, idlen, true, crc))
-		return true;
-	for (size_t i = 0; i < ds->ndirs; i++) {
-		snprintf(path, sizeof(path), "%s%s/%s", ds->dirs[i], od, name);
-		if (try_path(out, path, id, idlen, true, crc))
-			return true;
-	}
-	return false;
+	if (binpath && strcmp(path, binpath) != 0)
+		add_place(dl, CRC, 0, "%s", path);
+	add_place(dl, CRC, 0, "%s/.debug/%s", bd, name);
+	for (size_t i = 0; i < dl->ds->ndirs; i++)
+		add_place(dl, CRC, 0, "%s%s/%s", dl->ds->dirs[i], od, name);
 }
 
 static bool by_debuginfod(struct debug_search *ds, const uint8_t *id, size_t idlen,
@@ -239,18 +274,71 @@ static bool by_debuginfod(struct debug_search *ds, const uint8_t *id, size_t idl
 	fd = debuginfod_find_debuginfo(ds->client, id, (int)idlen, &path);
 	if (fd < 0)
 		return false;
-	bool ok = adopt_fd(out, fd, path ? path : "debuginfod", id, idlen, why, sizeof(why));
+	bool ok = elf_file_adopt(out, fd, path ? path : "debuginfod", id, idlen, why, sizeof(why));
 	free(path);
 	return ok;
+}
+
+struct debug_lookup *debug_lookup_new(struct debug_search *ds, const uint8_t *id, size_t idlen,
+				      uint32_t owner, struct file_places *asked)
+{
+	struct debug_lookup *dl = xcalloc(1, sizeof(*dl));
+
+	*dl = (struct debug_lookup){ .ds = ds, .id = id, .idlen = idlen };
+	by_build_id(dl, owner);
+	for_reader(dl, 0, asked);
+	return dl;
+}
+
+static void lookup_free(struct debug_lookup *dl, struct file_places *asked)
+{
+	if (asked->fd >= 0)
+		close(asked->fd);
+	asked->fd = -1;
+	for (size_t i = 0; i < dl->n; i++)
+		free(dl->v[i].path);
+	free(dl->v);
+	free(dl->paths);
+	free(dl->how);
+	free(dl);
+}
+
+void debug_lookup_drop(struct debug_lookup *dl, struct file_places *asked)
+{
+	lookup_free(dl, asked);
+}
+
+bool debug_lookup_end(struct debug_lookup *dl, struct file_places *asked, Elf *bin,
+		      const char *binpath, const char *origpath, struct elf_file *out)
+{
+	struct file_places more;
+	size_t from;
+	bool found;
+
+	*out = (struct elf_file){ .fd = -1 };
+	found = take(dl, 0, asked, &from, out);
+	if (!found)
+		by_debuglink(dl, bin, binpath, origpath);
+	/* The places after one that was not the file, and by debug link. */
+	while (!found && from < dl->n) {
+		for_reader(dl, from, &more);
+		file_reader_open_groups(dl->ds->reader, &more, 1);
+		found = take(dl, from, &more, &from, out);
+	}
+	found = found || by_debuginfod(dl->ds, dl->id, dl->idlen, out);
+	lookup_free(dl, asked);
+	return found;
 }
 
 bool debug_find(struct debug_search *ds, Elf *bin, const char *binpath, const char *origpath,
 		const uint8_t *id, size_t idlen, uint32_t owner, struct elf_file *out)
 {
-	*out = (struct elf_file){ .fd = -1 };
-	return by_build_id(ds, id, idlen, owner, out) ||
-	       by_debuglink(ds, bin, binpath, origpath, id, idlen, out) ||
-	       by_debuginfod(ds, id, idlen, out);
+	struct file_places asked;
+	struct debug_lookup *dl = debug_lookup_new(ds, id, idlen, owner, &asked);
+
+	if (asked.n)
+		file_reader_open_groups(ds->reader, &asked, 1);
+	return debug_lookup_end(dl, &asked, bin, binpath, origpath, out);
 }
 
 void debug_search_free(struct debug_search *ds)

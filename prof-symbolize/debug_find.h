@@ -6,6 +6,12 @@
  * xz-compressed symbol table in .gnu_debugdata).  Every file found is
  * checked against the binary: same build-id, or, for a debuglink without
  * one, the link's CRC.
+ *
+ * Every file is opened by the file reader (file_reader.h), never by this
+ * process: any directory on a path a capture names, or under a debug
+ * directory, may be a user's FUSE mount whose server does not answer, and
+ * a process that asks it waits in the kernel for good.  A file not on a
+ * local file system is read from the reader's copy.
  */
 #ifndef PROF_SYMBOLIZE_DEBUG_FIND_H
 #define PROF_SYMBOLIZE_DEBUG_FIND_H
@@ -14,6 +20,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "file_reader.h"
 
 struct debug_search {
 	const char *const *dirs; /* global debug directories, first wins */
@@ -24,6 +32,7 @@ struct debug_search {
 	 * entry used only if its origin note names that user. */
 	size_t first_cache, ncaches;
 	const char *sysroot;	 /* prefix for debuglink directories, or NULL */
+	struct file_reader *reader; /* opens every file */
 	bool debuginfod;	 /* ask debuginfod (when DEBUGINFOD_URLS is set) */
 	void *client;		 /* debuginfod_client, created on first need */
 	bool client_failed;
@@ -33,17 +42,22 @@ void debug_search_free(struct debug_search *ds);
 
 /* An opened ELF file: fd and elf are both set, or fd is -1. */
 struct elf_file {
-	int fd;
+	int fd; /* the file, or the reader's copy of it */
 	Elf *elf;
 	char *path;
+	struct opened_file info; /* the file's, as the reader saw it */
 };
 
 void elf_file_close(struct elf_file *f);
 
-/* Opens path as ELF (flags: 0, or O_NOFOLLOW); with idlen non-zero it
- * must have that build-id.  Returns false with a reason in why. */
-bool elf_file_open(struct elf_file *f, const char *path, int flags, const uint8_t *id,
-		   size_t idlen, char *why, size_t whylen);
+/* Takes fd (the reader's, file_reader.h) as the ELF file at path; with
+ * idlen non-zero it must have that build-id.  Returns false with a reason
+ * in why (fd closed). */
+bool elf_file_adopt(struct elf_file *f, int fd, const char *path, const uint8_t *id, size_t idlen,
+		    char *why, size_t whylen);
+
+/* Why the reader did not open a file, from its errno. */
+void elf_file_unopened(int err, char *why, size_t whylen);
 
 /* The separate debug file for the binary bin (may be NULL when only the
  * build-id is known), opened at binpath, mapped as origpath in the
@@ -52,6 +66,20 @@ bool elf_file_open(struct elf_file *f, const char *path, int flags, const uint8_
  * only).  Returns false if there is none. */
 bool debug_find(struct debug_search *ds, Elf *bin, const char *binpath, const char *origpath,
 		const uint8_t *id, size_t idlen, uint32_t owner, struct elf_file *out);
+
+/* The same in two steps, so that the reader is asked for the places by
+ * build-id in the request that asks for the binary (the round trips are
+ * the cost): debug_lookup_new() gives them in *asked, for
+ * file_reader_open_groups(); debug_lookup_end() takes its answer and the
+ * binary, once it is open (bin, binpath may be NULL), and goes on as
+ * debug_find() does; debug_lookup_drop() when no debug file is wanted.
+ * id must stay valid until then. */
+struct debug_lookup;
+struct debug_lookup *debug_lookup_new(struct debug_search *ds, const uint8_t *id, size_t idlen,
+				      uint32_t owner, struct file_places *asked);
+bool debug_lookup_end(struct debug_lookup *dl, struct file_places *asked, Elf *bin,
+		      const char *binpath, const char *origpath, struct elf_file *out);
+void debug_lookup_drop(struct debug_lookup *dl, struct file_places *asked);
 
 /* The section named name, with data in the file (not SHT_NOBITS), or NULL. */
 Elf_Scn *elf_section_named(Elf *elf, const char *name, GElf_Shdr *sh);

@@ -13,6 +13,7 @@
 #include "build_id.h"
 #include "capture.h"
 #include "diag.h"
+#include "file_reader.h"
 #include "frames_text.h"
 #include "modules.h"
 #include "pprof_sink.h"
@@ -235,6 +236,11 @@ static void report(const struct symbolizer *s, bool verbose)
 	if (s->lost[CAP_LOSS_SWITCH])
 		warnx("the capture lost %" PRIu64 " off-CPU blocks (switch-out not timed)",
 		      s->lost[CAP_LOSS_SWITCH]);
+	if (file_reader_stats(s->reader)->stalled)
+		warnx("%" PRIu64 " file(s) stay unresolved on file systems that did not answer (a "
+		      "FUSE server stopped?); waited %d s for them %" PRIu64 " time(s)",
+		      s->modules.stalled, FILE_READER_TIMEOUT_MS / 1000,
+		      file_reader_stats(s->reader)->stalled);
 	if (verbose)
 		warnx("%" PRIu64 " samples, %" PRIu64 " frames, %" PRIu64 " unresolved",
 		      s->samples, s->frames, s->unresolved);

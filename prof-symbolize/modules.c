@@ -53,6 +53,28 @@ static bool has_suffix(const char *s, const char *suffix)
 	return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
+/* Why a mapped file could not be used: the most telling reason yet, a
+ * file that is not the one mapped, or whose file system did not answer,
+ * over a file that is not there (through /proc, a vanished process is not
+ * worth reporting). */
+struct reason {
+	char *why;
+	size_t whylen;
+	bool telling, stalled;
+};
+
+static void keep_reason(struct reason *k, const char *r, bool stalled, bool last,
+			const struct modules *m)
+{
+	bool telling = stalled || strstr(r, "build-id") || strstr(r, "inode");
+
+	if (telling || (!k->telling && (last || m->sysroot))) {
+		snprintf(k->why, k->whylen, "%s", r);
+		k->telling = k->telling || telling;
+		k->stalled = stalled;
+	}
+}
+
 /* Opens the mapped file: under the sysroot; else, on the capture's host,
  * the very file the process mapped (map_files, which reaches deleted
  * files) and the file in the process's root (containers); then the path.
@@ -60,70 +82,84 @@ static bool has_suffix(const char *s, const char *suffix)
  * symbolic link (but in the sysroot the user gave, and map_files, which
  * is one); a file with another build-id is skipped; and a file without
  * one is used only where its inode shows it is the file mapped, on the
- * capture's host (or under --sysroot, the user's word for it).  The most
- * telling reason for a failure is kept. */
+ * capture's host (or under --sysroot, the user's word for it).  The
+ * reader is asked for them all at once, and for the places of another
+ * file, also, in the same request (its debug file's); then for those
+ * after one that is not the file.  The most telling reason for a failure
+ * is kept. */
 static bool open_binary(struct modules *m, const struct cap_map *map, uint32_t pid,
-			const char *path, bool deleted, struct elf_file *f, char *why,
-			size_t whylen)
+			const char *path, bool deleted, struct file_places *also,
+			struct elf_file *f, struct reason *k)
 {
-	char cand[4][PATH_MAX + 64], r[256];
-	int flags[4], n = 0;
-	bool mismatch = false, by_inode = !map->build_id_len && !m->sysroot;
+	char cand[3][PATH_MAX + 64], r[256];
+	const char *paths[3] = { cand[0], cand[1], cand[2] };
+	unsigned how[3];
+	int err[3];
+	size_t n = 0;
+	bool by_inode = !map->build_id_len && !m->sysroot;
 
 	if (by_inode && (!m->live || !map->inode)) {
-		snprintf(why, whylen, "the capture has no build-id to check the file against "
-				      "(--sysroot to use it anyway)");
+		snprintf(k->why, k->whylen, "the capture has no build-id to check the file "
+					    "against (--sysroot to use it anyway)");
+		file_reader_open_groups(m->ds.reader, also, 1);
 		return false;
 	}
 	if (m->sysroot) {
-		flags[n] = 0;
+		how[n] = FILE_READER_FOLLOW;
 		snprintf(cand[n++], sizeof(cand[0]), "%s%s", m->sysroot, path);
 		/* What was not copied (libc, say) may be this host's own
 		 * file: used only if its build-id is the capture's. */
 		if (map->build_id_len) {
-			flags[n] = O_NOFOLLOW;
+			how[n] = 0;
 			snprintf(cand[n++], sizeof(cand[0]), "%s", path);
 		}
 	} else {
 		if (m->live && pid && deleted) {
-			flags[n] = 0;
+			how[n] = FILE_READER_FOLLOW;
 			snprintf(cand[n++], sizeof(cand[0]), "/proc/%" PRIu32 "/map_files/%" PRIx64 "-%" PRIx64,
 				 pid, map->start, map->end);
 		}
 		if (m->live && pid) {
-			flags[n] = O_NOFOLLOW;
+			how[n] = 0;
 			snprintf(cand[n++], sizeof(cand[0]), "/proc/%" PRIu32 "/root%s", pid, path);
 		}
-		flags[n] = O_NOFOLLOW;
+		how[n] = 0;
 		snprintf(cand[n++], sizeof(cand[0]), "%s", path);
 	}
-	snprintf(why, whylen, "No such file or directory");
-	for (int i = 0; i < n; i++) {
-		bool last = i == n - 1;
-		struct stat st;
-		errno = 0;
-		if (elf_file_open(f, cand[i], flags[i], map->build_id, map->build_id_len, r, sizeof(r))) {
+	struct file_places g[2] = { { .paths = paths, .how = how, .n = n, .err = err }, *also };
+	file_reader_open_groups(m->ds.reader, g, 2);
+	*also = g[1];
+	snprintf(k->why, k->whylen, "No such file or directory");
+	for (size_t from = 0, at;; from = at + 1) {
+		at = from + g[0].which;
+		/* Those not opened, and the one that was, if it is not the
+		 * file mapped. */
+		for (size_t i = from; i < at; i++) {
+			elf_file_unopened(err[i], r, sizeof(r));
+			keep_reason(k, r, err[i] == ETIMEDOUT, i == n - 1, m);
+		}
+		if (g[0].fd < 0)
+			return false;
+		if (elf_file_adopt(f, g[0].fd, cand[at], map->build_id, map->build_id_len, r,
+				   sizeof(r))) {
 			/* An inode number is reused once its file is gone; the
 			 * change time, which no user sets, tells a file made
 			 * since. */
-			bool same = !by_inode || (fstat(f->fd, &st) == 0 && st.st_ino == map->inode &&
-						  st.st_dev == map->dev &&
-						  (uint64_t)st.st_ctim.tv_sec * 1000000000u +
-								  (uint64_t)st.st_ctim.tv_nsec <=
-							  m->sample_ns);
-			if (same)
+			f->info = g[0].info;
+			if (!by_inode || (f->info.ino == map->inode && f->info.dev == map->dev &&
+					  f->info.ctime_ns <= m->sample_ns))
 				return true;
 			elf_file_close(f);
 			snprintf(r, sizeof(r), "not the file that was mapped (another inode, or changed "
 					       "since)");
 		}
-		/* Through /proc, a vanished process is not worth reporting. */
-		if (strstr(r, "build-id") || strstr(r, "inode") || (!mismatch && (last || m->sysroot))) {
-			snprintf(why, whylen, "%s", r);
-			mismatch = mismatch || strstr(r, "build-id") || strstr(r, "inode");
-		}
+		keep_reason(k, r, false, at == n - 1, m);
+		if (at + 1 >= n)
+			return false;
+		g[0] = (struct file_places){ .paths = paths + at + 1, .how = how + at + 1,
+					     .n = n - at - 1, .err = err + at + 1 };
+		file_reader_open_groups(m->ds.reader, g, 1);
 	}
-	return false;
 }
 
 /* This host's vdso, for captures taken on this boot: every process maps
@@ -197,18 +233,23 @@ static void adopt_dwarf(struct module *mod, struct elf_file *f)
 }
 
 /* The symbol table from the best source; DWARF from the first file that
- * has it. */
+ * has it.  The debug file is looked for in dl, its places by build-id
+ * asked already if asked->fd or asked->which say so. */
 static void load_symbols(struct modules *m, struct module *mod, struct elf_file *bin,
-			 const struct cap_map *map)
+			 struct debug_lookup *dl, struct file_places *asked, bool answered)
 {
 	struct elf_file dbg = { .fd = -1 };
 	struct elf_symtab *t = &mod->symtab;
 	bool bin_symtab = bin->elf && elf_has_section(bin->elf, SHT_SYMTAB);
 	bool need_dwarf = m->want_dwarf && !has_dwarf(bin->elf);
 
-	if (!bin_symtab || need_dwarf)
-		debug_find(&m->ds, bin->elf, bin->path, mod->path, map->build_id, map->build_id_len,
-			   map->owner, &dbg);
+	if (!bin_symtab || need_dwarf) {
+		if (!answered)
+			file_reader_open_groups(m->ds.reader, asked, 1);
+		debug_lookup_end(dl, asked, bin->elf, bin->path, mod->path, &dbg);
+	} else {
+		debug_lookup_drop(dl, asked);
+	}
 	if (bin->elf)
 		elf_symtab_add_segments(t, bin->elf);
 	if (dbg.elf)
@@ -244,28 +285,37 @@ static void load(struct modules *m, struct module *mod, const struct cap_map *ma
 {
 	struct elf_file bin = { .fd = -1 };
 	char *path = xstrdup(mod->path), why[300];
-	bool deleted = has_suffix(path, DELETED), found;
+	struct reason k = { .why = why, .whylen = sizeof(why) };
+	bool deleted = has_suffix(path, DELETED), found, answered;
+	struct file_places asked;
+	struct debug_lookup *dl;
 	void *image = NULL;
 
 	if (deleted)
 		path[strlen(path) - strlen(DELETED)] = '\0';
-	if (strcmp(path, "[vdso]") == 0)
-		found = open_vdso(m, map, &bin, &image, why, sizeof(why));
-	else if (path[0] != '/' || strcmp(path, "//anon") == 0)
+	if (strcmp(path, "[vdso]") != 0 && (path[0] != '/' || strcmp(path, "//anon") == 0))
 		goto out; /* an anonymous or special mapping: nothing to read */
+	/* Its debug file's places by build-id are asked with the file's. */
+	dl = debug_lookup_new(&m->ds, map->build_id, map->build_id_len, map->owner, &asked);
+	answered = strcmp(path, "[vdso]") != 0;
+	if (answered)
+		found = open_binary(m, map, pid, path, deleted, &asked, &bin, &k);
 	else
-		found = open_binary(m, map, pid, path, deleted, &bin, why, sizeof(why));
+		found = open_vdso(m, map, &bin, &image, why, sizeof(why));
 	if (!found)
 		elf_file_close(&bin);
 	/* Without the file, its debug file (found by build-id) still has
 	 * the symbols and segments. */
 	if (found || map->build_id_len)
-		load_symbols(m, mod, &bin, map);
+		load_symbols(m, mod, &bin, dl, &asked, answered);
+	else
+		debug_lookup_drop(dl, &asked);
 	mod->loaded = mod->symtab.nsegs > 0;
 	if (!mod->loaded) {
 		if (found)
 			snprintf(why, sizeof(why), "no loadable segments");
 		m->failed++;
+		m->stalled += !found && k.stalled;
 		char *shown = xstrdup(mod->path);
 		printable(shown, strlen(shown));
 		warnx("%s: %s; its frames stay unresolved", shown, why);

@@ -42,6 +42,7 @@ struct module {
 struct modules {
 	struct htab *byid;
 	uint64_t failed; /* files that could not be used */
+	uint64_t stalled; /* of them, those on a file system that did not answer */
 	const char *sysroot;
 	bool live;	 /* the capture was taken on this host, this boot */
 	/* Wall-clock time (ns since the epoch) of the sample that needs the

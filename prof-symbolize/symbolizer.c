@@ -1,11 +1,15 @@
 #include "symbolizer.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "build_id.h"
+#include "file_reader.h"
 #include "jit_syms.h"
 #include "perf_map.h"
 #include "diag.h"
@@ -60,6 +64,10 @@ bool symbolizer_init(struct symbolizer *s, const struct symbolize_opts *opt)
 	} else {
 		s->debug_dirs[n++] = "/usr/lib/debug";
 	}
+	/* Every file by path through one reader, for the whole run. */
+	local_fs_init();
+	s->reader = file_reader_new(NULL, NULL);
+	file_reader_start(s->reader);
 	modules_init(&s->modules);
 	s->modules.sysroot = opt->sysroot;
 	s->modules.want_dwarf = opt->inline_frames || opt->lines;
@@ -68,6 +76,7 @@ bool symbolizer_init(struct symbolizer *s, const struct symbolize_opts *opt)
 					       .first_cache = first_cache,
 					       .ncaches = ncaches,
 					       .sysroot = opt->sysroot,
+					       .reader = s->reader,
 					       .debuginfod = opt->debuginfod };
 	stack_table_init(&s->stacks);
 	s->threads = htab_new();
@@ -93,6 +102,7 @@ void symbolizer_free(struct symbolizer *s)
 	kernel_syms_free(&s->ksyms);
 	kernel_syms_free(&s->kallsyms);
 	modules_free(&s->modules);
+	file_reader_free(s->reader);
 	free(s->debug_dirs);
 	free(s->sysroot_debug);
 	free(s->fr);
@@ -167,24 +177,40 @@ static void add_live_jsym(void *ctx, uint64_t start, uint64_t size, const char *
 }
 
 /* A capture without JIT symbols for a process still alive on this host:
- * its perf map, read once. */
+ * its perf map, read once, through the reader (the process's user may have
+ * mounted a FUSE file system on its name) and only on a local file system. */
 static void load_live_perf_map(struct symbolizer *s, uint32_t pid, struct proc *p)
 {
 	if (!p || p->jit.n || p->perf_map_tried || !s->live || s->opt.sysroot || !pid)
 		return;
 	struct perf_map_cursor c = { 0 };
 	enum perf_map_status st;
+	struct opened_file info;
+	char path[64];
 	uid_t owner;
+	int fd;
 
 	p->perf_map_tried = true;
 	if (!perf_map_owner(pid, &owner))
 		return;
+	snprintf(path, sizeof(path), "/tmp/perf-%" PRIu32 ".map", pid);
+	fd = file_reader_open_wait(s->reader, path, FILE_READER_LOCAL, &info);
+	if (fd < 0 && errno == ENOENT)
+		return;
+	if (fd < 0 && errno != EINVAL) {
+		warnx("%s: %s; ignored", path,
+		      errno == EREMOTE	   ? "not on a local file system"
+		      : errno == ETIMEDOUT ? "its file system did not answer"
+					   : strerror(errno));
+		return;
+	}
 	do
-		st = perf_map_read(NULL, pid, owner, &c, add_live_jsym, p);
+		st = fd >= 0 ? perf_map_read_fd(fd, owner, &c, add_live_jsym, p) : PERF_MAP_REFUSED;
 	while (st == PERF_MAP_READ && c.more);
+	if (fd >= 0)
+		close(fd);
 	if (st == PERF_MAP_REFUSED)
-		warnx("/tmp/perf-%" PRIu32 ".map: not owned by the process's user or root; ignored",
-		      pid);
+		warnx("%s: not owned by the process's user or root; ignored", path);
 }
 
 

@@ -74,6 +74,7 @@ struct symbolizer {
 	struct kernel_syms kallsyms; /* fallback for addresses no KSYM covers */
 	int kallsyms_state;	     /* 0 not tried, 1 loaded, -1 unavailable */
 	bool live;		     /* the capture's boot id is this host's */
+	struct file_reader *reader;  /* opens every file named by a path */
 	struct modules modules;
 	struct stack_table stacks;
 	struct htab *threads; /* tid -> comm */

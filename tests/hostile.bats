@@ -20,11 +20,16 @@ setup() {
 }
 
 teardown() {
-	[ -n "${SERVER:-}" ] && kill -CONT "$SERVER" 2>/dev/null
+	local s m
+	for s in ${SERVERS:-}; do
+		kill -CONT "$s" 2>/dev/null
+	done
 	[ -n "${APID:-}" ] && kill "$APID" 2>/dev/null
 	[ -n "${RPID:-}" ] && kill "$RPID" 2>/dev/null
 	[ -n "${SAMPLER:-}" ] && kill -9 "$SAMPLER" 2>/dev/null
-	[ -n "${SERVER:-}" ] && { fusermount -u "$PUB/mnt" 2>/dev/null || umount -l "$PUB/mnt"; }
+	for m in ${MOUNTS:-}; do
+		fusermount -u "$m" 2>/dev/null || umount -l "$m"
+	done
 	wait 2>/dev/null || true
 	[ -n "${FUSE_CONF:-}" ] && cp "$FUSE_CONF" /etc/fuse.conf
 	[ -n "${MADE_USER:-}" ] && userdel "$MADE_USER"
@@ -35,6 +40,35 @@ teardown() {
 
 as_user() {
 	setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups "$@"
+}
+
+# fuse_for_user: lets the user mount FUSE file systems that root's
+# processes may use (user_allow_other, as many hosts have it), under a name
+# (fusermount wants one).  teardown undoes it all.
+fuse_for_user() {
+	command -v bindfs >/dev/null || skip "bindfs is not installed (.ci/setup installs it)"
+	[ -c /dev/fuse ] || skip "no /dev/fuse on this host"
+	FUSE_MODE=$(stat -c %a /dev/fuse)
+	chmod 0666 /dev/fuse
+	cp /etc/fuse.conf "$TMP/fuse.conf"
+	FUSE_CONF=$TMP/fuse.conf
+	echo user_allow_other >> /etc/fuse.conf
+	if ! getent passwd $USER_ID >/dev/null; then
+		useradd -M -N -u $USER_ID -s /bin/false prof-fuse-test
+		MADE_USER=prof-fuse-test
+	fi
+}
+
+# user_mount SRC MNT: the user's bindfs of their SRC on MNT, for everyone
+# (allow_other); its server's pid in $SERVER, and in $SERVERS, $MOUNTS.
+user_mount() {
+	mkdir -p "$2"
+	chown $USER_ID:$USER_ID "$2"
+	as_user bindfs -o allow_other "$1" "$2"
+	MOUNTS="${MOUNTS:-} $2"
+	SERVER=$(pgrep -n -u $USER_ID -x bindfs)
+	[ -n "$SERVER" ]
+	SERVERS="${SERVERS:-} $SERVER"
 }
 
 # peak_rss_kb CMD...: runs CMD; its peak RSS in KiB in $RSS, status in $status.
@@ -340,26 +374,13 @@ peak_rss() {
 }
 
 @test "a user's FUSE server that stops answering holds up neither root's capture nor its Ctrl-C" {
-	command -v bindfs >/dev/null || skip "bindfs is not installed (.ci/setup installs it)"
-	[ -c /dev/fuse ] || skip "no /dev/fuse on this host"
-	# FUSE for users, and allow_other (user_allow_other, as many hosts
-	# have it): root's processes may then map the user's files.
-	FUSE_MODE=$(stat -c %a /dev/fuse)
-	chmod 0666 /dev/fuse
-	cp /etc/fuse.conf "$TMP/fuse.conf"
-	FUSE_CONF=$TMP/fuse.conf
-	echo user_allow_other >> /etc/fuse.conf
-	# fusermount wants the user to have a name.
-	if ! getent passwd $USER_ID >/dev/null; then
-		useradd -M -N -u $USER_ID -s /bin/false prof-fuse-test
-		MADE_USER=prof-fuse-test
-	fi
-	mkdir "$PUB/src" "$PUB/mnt"
+	# FUSE for users, and allow_other: root's processes may then map the
+	# user's files.
+	fuse_for_user
+	mkdir "$PUB/src"
 	cp "$PROF_WORKLOADS/nofp" "$PUB/src/app"
-	chown -R $USER_ID:$USER_ID "$PUB/src" "$PUB/mnt"
-	as_user bindfs -o allow_other "$PUB/src" "$PUB/mnt"
-	SERVER=$(pgrep -u $USER_ID -x bindfs)
-	[ -n "$SERVER" ]
+	chown -R $USER_ID:$USER_ID "$PUB/src"
+	user_mount "$PUB/src" "$PUB/mnt"
 	setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups "$PUB/mnt/app" 60 &
 	APID=$!
 	for _ in $(seq 50); do
@@ -393,4 +414,100 @@ peak_rss() {
 	[ "$lost" -le $((taken / 50)) ]
 	# The user's program was sampled: its frames, named or not, are there.
 	grep -q "($PUB/mnt/app)" "$TMP/frames.txt"
+}
+
+@test "a user's FUSE server that stops answering holds up neither root's prof-symbolize nor its pprof" {
+	fuse_for_user
+	mkdir "$PUB/src"
+	cp "$PROF_WORKLOADS/nofp" "$PUB/src/app"
+	chown -R $USER_ID:$USER_ID "$PUB/src"
+	user_mount "$PUB/src" "$PUB/mnt"
+	as_user "$PUB/mnt/app" 60 &
+	APID=$!
+	for _ in $(seq 50); do
+		grep -q "$PUB/mnt/app" "/proc/$APID/maps" 2>/dev/null && break
+		sleep 0.1
+	done
+	# Root's capture, while the server answers.
+	run prof-sample -F 199 -d 2 -o "$TMP/cap.prof"
+	[ "$status" -eq 0 ]
+	# Then the user stops their server: an open or a read of the file,
+	# even a look at its directory, waits.  Before, prof-symbolize waited
+	# with it, in the kernel, for good (a pipeline to prof-ship with it).
+	kill -STOP "$SERVER"
+	# The file is given up, and said so once.  (timeout: a hang fails the
+	# test rather than the whole run.)
+	run timeout 120 prof-symbolize -o "$TMP/frames.txt" "$TMP/cap.prof"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -cxF "prof-symbolize: $PUB/mnt/app: its file system did not answer in 2 s; its frames stay unresolved" <<<"$output")" -eq 1 ]
+	grep -qF "1 file(s) stay unresolved on file systems that did not answer (a FUSE server stopped?); waited 2 s for them 1 time(s)" <<<"$output"
+	# The user's frames are there, unresolved; the rest are named.
+	grep -qE " \[app\]\+0x[0-9a-f]+ \($PUB/mnt/app\)$" "$TMP/frames.txt"
+	run ! grep -qE ' (recurse|spin)\+0x' "$TMP/frames.txt"
+	grep -qE ' __libc_start_call_main\+0x[0-9a-f]+ \(' "$TMP/frames.txt"
+	# The same for a pprof profile.
+	run timeout 120 prof-symbolize --format=pprof -o "$TMP/p.pb.gz" "$TMP/cap.prof"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -cxF "prof-symbolize: $PUB/mnt/app: its file system did not answer in 2 s; its frames stay unresolved" <<<"$output")" -eq 1 ]
+	gzip -t "$TMP/p.pb.gz"
+	[ "$(zcat "$TMP/p.pb.gz" | wc -c)" -gt 0 ]
+	# Given up for the run, not for good: answering again, the server
+	# has the user's frames named.
+	kill -CONT "$SERVER"
+	run timeout 120 prof-symbolize -o "$TMP/again.txt" "$TMP/cap.prof"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run ! grep -q 'did not answer' <<<"$output"
+	grep -qE " recurse\+0x[0-9a-f]+ \($PUB/mnt/app\)$" "$TMP/again.txt"
+}
+
+@test "a capture naming files under stopped FUSE mounts makes root's prof-symbolize wait three times at most" {
+	fuse_for_user
+	local i f pid=1 main
+	main=$(nm "$PROF_WORKLOADS/nofp" | awk '$3 == "main" { print $1 }')
+	# Five mounts of the user's, two files on each, all stopped.
+	for i in 1 2 3 4 5; do
+		mkdir "$PUB/src$i"
+		cp "$PROF_WORKLOADS/nofp" "$PUB/src$i/a"
+		cp "$PROF_WORKLOADS/nofp" "$PUB/src$i/b"
+		chown -R $USER_ID:$USER_ID "$PUB/src$i"
+		user_mount "$PUB/src$i" "$PUB/mnt$i"
+	done
+	as_user ln -s "$PUB/mnt1" "$PUB/link"
+	kill -STOP $SERVERS
+	# A capture that names them all, the first through the user's link
+	# too, and a local file last: a process each, sampled once.
+	{
+		for i in 1 2 3 4 5; do
+			for f in a b; do
+				pid=$((pid + 1))
+				echo "map $pid $PUB/mnt$i/$f"
+				echo "on $pid/$pid 1 - $(printf '%x' $((0x$main + 16)))"
+			done
+		done
+		echo "map 20 $PUB/link/a"
+		echo "on 20/20 1 - $(printf '%x' $((0x$main + 16)))"
+		echo "map 21 $PROF_WORKLOADS/nofp"
+		echo "on 21/21 1 - $(printf '%x' $((0x$main + 16)))"
+	} | MKCAPTURE_EVENT=cpu-clock "$PROF_WORKLOADS/mkcapture" "$PROF_WORKLOADS/nofp" \
+		"$PROF_WORKLOADS/nofp" > "$TMP/cap.prof"
+	run timeout 120 prof-symbolize -o "$TMP/frames.txt" "$TMP/cap.prof"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# A wait for each of the first three mounts, which are then given up
+	# (their other files, and the link, not waited for); then only local
+	# file systems are read.
+	grep -qF "7 file(s) stay unresolved on file systems that did not answer (a FUSE server stopped?); waited 2 s for them 3 time(s)" <<<"$output"
+	# (Their names, not globs: the shell would wait on the servers too.)
+	for f in mnt1/a mnt1/b mnt2/a mnt2/b mnt3/a mnt3/b link/a; do
+		grep -qxF "prof-symbolize: $PUB/$f: its file system did not answer in 2 s; its frames stay unresolved" <<<"$output"
+	done
+	for f in mnt4/a mnt4/b mnt5/a mnt5/b; do
+		grep -qxF "prof-symbolize: $PUB/$f: not on a local file system, and none is read after 3 that did not answer; its frames stay unresolved" <<<"$output"
+	done
+	[ "$(grep -c '; its frames stay unresolved$' <<<"$output")" -eq 11 ]
+	# The local file is read.
+	grep -qE " main\+0x10 \($PROF_WORKLOADS/nofp\)$" "$TMP/frames.txt"
 }

@@ -38,13 +38,17 @@ static void resolve(struct module *mod, uint64_t off)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const uint8_t want[20];
+	static struct file_reader *reader;
 	const char *root = fuzz_file_in_dir("app", data, size);
 	struct modules m;
 
+	/* One reader process for the run, as prof-symbolize has. */
+	if (!reader)
+		reader = file_reader_new(NULL, NULL);
 	modules_init(&m);
 	m.sysroot = root;
 	m.want_dwarf = true;
-	m.ds = (struct debug_search){ .sysroot = root };
+	m.ds = (struct debug_search){ .sysroot = root, .reader = reader };
 	/* With a build-id to match (the note reader runs; the file is
 	 * refused unless it carries it), then without. */
 	struct cap_map map = { .pid = 1, .start = 0x400000, .end = 0x400000 + 0x10000,

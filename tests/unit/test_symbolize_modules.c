@@ -51,6 +51,17 @@ static int mapping_of(const void *addr, struct mapped *m)
 	return found;
 }
 
+/* Modules whose files one reader opens, as prof-symbolize's are. */
+static void init(struct modules *ms)
+{
+	static struct file_reader *reader;
+
+	if (!reader)
+		reader = file_reader_new(NULL, NULL);
+	modules_init(ms);
+	ms->ds.reader = reader;
+}
+
 /* The module for path, as a capture with that build-id (none if id is
  * NULL) names it. */
 static struct module *module_of(struct modules *ms, const char *path, const uint8_t *id, size_t len)
@@ -70,7 +81,7 @@ TEST(own_function_resolves_with_its_line)
 
 	CHECK_INT(mapping_of((void *)known_function, &m), 0);
 	CHECK(m.map.build_id_len > 0);
-	modules_init(&ms);
+	init(&ms);
 	ms.want_dwarf = true;
 	struct module *mod = modules_get(&ms, &m.map, m.map.pid);
 	CHECK(mod->loaded);
@@ -102,7 +113,7 @@ TEST(build_id_mismatch_is_refused)
 	uint8_t wrong[20] = { 1, 2, 3 };
 
 	CHECK_INT(mapping_of((void *)known_function, &m), 0);
-	modules_init(&ms);
+	init(&ms);
 	struct module *mod = module_of(&ms, m.path, wrong, sizeof(wrong));
 	CHECK(!mod->loaded);
 	CHECK(mod->why && strstr(mod->why, "build-id differs"));
@@ -116,7 +127,7 @@ TEST(unreadable_non_elf_and_unidentified_files)
 	struct modules ms;
 	uint8_t id[20] = { 1 };
 
-	modules_init(&ms);
+	init(&ms);
 	struct module *mod = module_of(&ms, "/nonexistent/file", id, sizeof(id));
 	CHECK(!mod->loaded);
 	CHECK_STR(mod->why, "No such file or directory");
@@ -142,7 +153,7 @@ TEST(stripped_library_falls_back_to_dynsym)
 
 	CHECK_INT(mapping_of((void *)div, &m), 0);
 	CHECK(strstr(m.path, "libc.so") != NULL);
-	modules_init(&ms);
+	init(&ms);
 	struct module *mod = modules_get(&ms, &m.map, m.map.pid);
 	CHECK(mod->loaded);
 	module_resolve(mod, m.off, 0, false, false, r);

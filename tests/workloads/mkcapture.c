@@ -25,7 +25,8 @@
  * These lines then describe the records one by one:
  *
  *   comm PID TID NAME          a COMM record
- *   map PID                    ELF's MAP records for another process
+ *   map PID [PATH]             ELF's MAP records for another process (naming
+ *                              PATH instead of MAPPED-PATH)
  *   ksym START END NAME        a KSYM record (of the kernel image)
  *   cgroup PID PATH            a CGROUP record (1.4: set $MKCAPTURE_MINOR=4)
  *   loss CAUSE COUNT           a LOSS record
@@ -166,8 +167,12 @@ static int directive(char *line)
 	} else if (sscanf(line, "cgroup %u %n", &a, &n) == 1 && n) {
 		u32(a), str(line + n);
 		emit(12);
-	} else if (sscanf(line, "map %u", &a) == 1) {
+	} else if (sscanf(line, "map %u %n", &a, &n) == 1) {
+		const char *path = mapped_path;
+		if (n && line[n])
+			mapped_path = line + n;
 		maps(a);
+		mapped_path = path;
 	} else if (sscanf(line, "ksym %lx %lx %n", &x, &y, &n) == 2 && n) {
 		u64(x), u64(y), str(line + n), str("");
 		emit(4);
