@@ -53,7 +53,8 @@ bool rotation_start(struct rotation *r, const char *pattern, uint32_t keep);
 /* A new file.  The first one is made or NULL is returned (the helper says
  * why); after that, when the directory does not take one, the samples
  * until the next go to a file that keeps nothing (counted as lost by
- * rotation_finish()).  NULL only if the helper has gone. */
+ * rotation_finish()), and NULL means the helper has gone (or, with a
+ * message, that no FILE could be made of what it gave). */
 FILE *rotation_next(struct rotation *r);
 
 /* Closes f, the file rotation_next() gave, holding samples samples, names

@@ -381,3 +381,29 @@ in_cgroup() {
 	grep -qF "prof-sample: $PUB/open: writable by others without the sticky bit: they can delete or hide the capture files written under it" "$TMP/err"
 	check_written $(cat "$TMP/printed")
 }
+
+@test "--rotate: the user's directory emptied and removed mid-capture, then made again: samples lost, said, counted; the capture goes on in the new one" {
+	require_root
+	public_dir
+	as_user mkdir -m 0777 "$PUB/sub"
+	prof-sample -q -d 5.5 --rotate 1 -p $$ -o "$PUB/sub/cap-%s" > "$TMP/printed" 2> "$TMP/err" &
+	pid=$!
+	wait_printed 1
+	as_user sh -c 'rm -f "$1"/* && rmdir "$1"' _ "$PUB/sub"
+	sleep 1.5
+	as_user mkdir -m 0777 "$PUB/sub"
+	st=0
+	wait "$pid" || st=$?
+	cat "$TMP/printed" "$TMP/err"
+	ls -A "$PUB/sub"
+	[ "$st" -eq 1 ]
+	# A period or two went nowhere, each said in a line, and counted.
+	lost=$(grep -cE 'its samples are lost|the samples until the next one are lost' "$TMP/err")
+	[ "$lost" -ge 1 ]
+	grep -qE "^prof-sample: --rotate: $lost file\(s\) could not be made or named: [0-9]+ samples lost\$" "$TMP/err"
+	grep -qF "prof-sample: $PUB/sub: removed and made again since the capture started: files go to the new one" "$TMP/err"
+	# Then the files went to the new directory, printed, whole.
+	[ "$(ls "$PUB/sub" | wc -l)" -ge 1 ]
+	[ "$(ls "$PUB"/sub/* | sort)" = "$(grep -F "$PUB/sub/" "$TMP/printed" | tail -n +2 | sort)" ]
+	check_written "$PUB"/sub/*
+}
