@@ -247,7 +247,7 @@ static bool rotate(struct session *s)
 	uint64_t now = monotonic_ns();
 
 	recorder_end(s->rec, now - s->file_start_ns);
-	if (!rotation_finish(s->rot, s->out)) {
+	if (!rotation_finish(s->rot, s->out, recorder_stats(s->rec)->samples)) {
 		s->out = NULL;
 		return false;
 	}
