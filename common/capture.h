@@ -153,7 +153,12 @@ struct cap_fork {
 struct cap_cgroup {
 	uint32_t pid;
 	struct cap_str path;
+	/* 1.5: how many of path's names, from the root, the sampled host's
+	 * cgroup manager made; CAP_CGROUP_ALL for a 1.4 record, which did
+	 * not say. */
+	uint32_t trusted;
 };
+#define CAP_CGROUP_ALL UINT32_MAX
 
 /* Longest cgroup path a writer records (the kernel's PATH_MAX). */
 #define CAP_CGROUP_PATH_MAX 4096
@@ -218,7 +223,8 @@ void capw_jsym(struct cap_writer *w, uint32_t pid, uint64_t start, uint64_t size
 
 void capw_rawstack(struct cap_writer *w, const struct cap_rawstack *r, const uint64_t *regs);
 void capw_fork(struct cap_writer *w, uint32_t pid, uint32_t ppid);
-void capw_cgroup(struct cap_writer *w, uint32_t pid, const char *path, size_t len);
+void capw_cgroup(struct cap_writer *w, uint32_t pid, const char *path, size_t len,
+		 uint16_t trusted);
 
 /* A cap_str for a C string (truncated at 65535 bytes). */
 struct cap_str cap_cstr(const char *s);

@@ -55,11 +55,11 @@ static void on_jit_symbol(void *ctx, uint32_t pid, uint64_t start, uint64_t size
 	capw_jsym(&r->w, pid, start, size, name, len);
 }
 
-static void on_cgroup(void *ctx, uint32_t pid, const char *path, size_t len)
+static void on_cgroup(void *ctx, uint32_t pid, const char *path, size_t len, uint16_t trusted)
 {
 	struct recorder *r = ctx;
 
-	capw_cgroup(&r->w, pid, path, len);
+	capw_cgroup(&r->w, pid, path, len, trusted);
 }
 
 struct recorder *recorder_new(FILE *out, const char *out_path, struct kallsyms *ksyms,

@@ -274,7 +274,7 @@ static void text_sample(struct sink *k, struct symbolizer *s, const struct cap_s
 			uint64_t count)
 {
 	struct frames_text *t = (struct frames_text *)k;
-	const char *cgroup = t->cgroup ? symbolizer_cgroup(s, smp->pid) : NULL;
+	const char *cgroup = t->cgroup ? symbolizer_cgroup(s, smp->pid, NULL) : NULL;
 	const char *event = smp->kind == CAP_OFF_CPU ? EVENT_OFF_CPU : EVENT_ON_CPU;
 	struct buf *b = &t->text;
 

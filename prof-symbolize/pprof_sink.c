@@ -152,7 +152,9 @@ static uint64_t thread_string(struct pprof_sink *k, struct symbolizer *s, uint32
 static void labels_of(struct pprof_sink *k, struct symbolizer *s, const struct cap_sample *smp,
 		      struct pprof_labels *l)
 {
-	const char *comm = symbolizer_comm(s, smp->tid), *cgroup = symbolizer_cgroup(s, smp->pid);
+	uint32_t trusted = 0;
+	const char *comm = symbolizer_comm(s, smp->tid),
+		   *cgroup = symbolizer_cgroup(s, smp->pid, &trusted);
 	char id[CONTAINER_ID_LEN + 1];
 	const char *unit;
 	size_t len;
@@ -162,9 +164,11 @@ static void labels_of(struct pprof_sink *k, struct symbolizer *s, const struct c
 		l->comm = cstring(&k->prof, comm);
 	if (cgroup) {
 		l->cgroup = cstring(&k->prof, cgroup);
-		if (cgroup_container_id(cgroup, id))
+		/* The path is what it is; what it claims, only where the
+		 * host named it. */
+		if (cgroup_container_id(cgroup, trusted, id))
 			l->container_id = cstring(&k->prof, id);
-		if ((unit = cgroup_systemd_unit(cgroup, &len)))
+		if ((unit = cgroup_systemd_unit(cgroup, trusted, &len)))
 			l->systemd_unit = clean_string(&k->prof, unit, len);
 	}
 	/* The nearest waker only: its stacks are in the frames, not here. */

@@ -188,7 +188,7 @@ static void load_live_perf_map(struct symbolizer *s, uint32_t pid, struct proc *
 }
 
 
-/* A thread's name or a process's cgroup: a later record replaces it. */
+/* A thread's name: a later record replaces it. */
 static void set_name(struct htab *h, uint32_t id, struct cap_str name)
 {
 	bool created;
@@ -211,9 +211,35 @@ const char *symbolizer_comm(struct symbolizer *s, uint32_t tid)
 	return name_of(s->threads, tid);
 }
 
-const char *symbolizer_cgroup(struct symbolizer *s, uint32_t pid)
+/* A process's cgroup, and how many of its names the sampled host made;
+ * a later record replaces it, as a thread's name. */
+struct cgroup {
+	uint32_t trusted;
+	char path[];
+};
+
+static void set_cgroup(struct htab *h, const struct cap_cgroup *cg)
 {
-	return name_of(s->cgroups, pid);
+	bool created;
+	struct htab_entry *e = htab_upsert(h, &cg->pid, sizeof(cg->pid), &created);
+	struct cgroup *c = xmalloc(sizeof(*c) + cg->path.len + 1);
+
+	if (!created)
+		free(e->val.p);
+	c->trusted = cg->trusted;
+	memcpy(c->path, cg->path.s, cg->path.len);
+	c->path[cg->path.len] = '\0';
+	e->val.p = c;
+}
+
+const char *symbolizer_cgroup(struct symbolizer *s, uint32_t pid, uint32_t *trusted)
+{
+	struct htab_entry *e = htab_find(s->cgroups, &pid, sizeof(pid));
+	struct cgroup *c = e ? e->val.p : NULL;
+
+	if (c && trusted)
+		*trusted = c->trusted;
+	return c ? c->path : NULL;
 }
 
 static void add_stack(struct symbolizer *s, const struct cap_stack *st)
@@ -463,7 +489,7 @@ void symbolizer_record(struct symbolizer *s, const struct cap_record *rec)
 		s->comms++;
 		break;
 	case CAP_CGROUP:
-		set_name(s->cgroups, rec->u.cgroup.pid, rec->u.cgroup.path);
+		set_cgroup(s->cgroups, &rec->u.cgroup);
 		break;
 	case CAP_MAP:
 		add_map(s, &rec->u.map);

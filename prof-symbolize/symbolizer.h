@@ -81,7 +81,7 @@ struct symbolizer {
 	struct proc *last_proc; /* of last_pid: records come in runs of one process */
 	uint32_t last_pid;
 	uint64_t comms; /* COMM records so far: a thread's name may have changed */
-	struct htab *cgroups; /* pid -> cgroup path */
+	struct htab *cgroups; /* pid -> its cgroup (path, names trusted) */
 	/* (pid, generation, stack id) -> the sink's, malloc'd: the slots
 	 * stacks' entries do not hold (a second process or generation). */
 	struct htab *cache;
@@ -126,8 +126,10 @@ const struct frame *symbolizer_frames(struct symbolizer *s, uint32_t pid, uint32
 				      bool first, size_t *n);
 
 /* The thread's name (NULL: no COMM record gave one) and the process's
- * cgroup (NULL: no CGROUP record gave one). */
+ * cgroup (NULL: no CGROUP record gave one), with in *trusted (unless
+ * NULL) how many of its names the sampled host made (CAP_CGROUP_ALL:
+ * the capture did not say). */
 const char *symbolizer_comm(struct symbolizer *s, uint32_t tid);
-const char *symbolizer_cgroup(struct symbolizer *s, uint32_t pid);
+const char *symbolizer_cgroup(struct symbolizer *s, uint32_t pid, uint32_t *trusted);
 
 #endif
