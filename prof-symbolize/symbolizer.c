@@ -212,8 +212,14 @@ const char *symbolizer_cgroup(struct symbolizer *s, uint32_t pid)
 
 static void add_stack(struct symbolizer *s, const struct cap_stack *st)
 {
-	if (!stack_table_define(&s->stacks, st))
+	if (!stack_table_define(&s->stacks, st)) {
 		warnx("stack %u defined twice; keeping the first", st->id);
+		return;
+	}
+	if (st->cut) {
+		s->stacks_cut++;
+		s->frames_cut += st->cut;
+	}
 }
 
 static const struct stack_entry *find_stack(struct symbolizer *s, uint32_t id)

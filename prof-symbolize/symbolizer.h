@@ -96,6 +96,9 @@ struct symbolizer {
 	 * (enum count_status), for the diagnostics. */
 	uint64_t saturated, no_period, off_cpu_unexpected;
 	uint64_t rawstacks, rawstack_bytes; /* RAWSTACK records, kept for offline unwinding */
+	/* STACK records deeper than CAP_MAX_FRAMES, and their frames the
+	 * reader left out past it. */
+	uint64_t stacks_cut, frames_cut;
 	uint64_t last_time; /* time_ns of the last SAMPLE, to flush per interval */
 	uint64_t lost[CAP_LOSS_MAX];
 };
