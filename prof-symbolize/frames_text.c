@@ -363,7 +363,7 @@ struct sink *frames_text_new(FILE *out, const struct symbolize_opts *opt)
 {
 	struct frames_text *t = xcalloc(1, sizeof(*t));
 
-	t->sink = (struct sink){ text_unit, text_sample, text_finish, text_free };
+	t->sink = (struct sink){ text_unit, text_sample, text_finish, text_free, free };
 	t->out = out;
 	t->demangle = opt->demangle;
 	t->lines = opt->lines;

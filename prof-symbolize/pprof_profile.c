@@ -61,6 +61,7 @@ void pprof_init(struct pprof *p)
 	p->mappings = htab_new();
 	p->functions = htab_new();
 	p->locations = htab_new();
+	p->stacks = htab_new();
 	p->samples = htab_new();
 	pprof_string(p, "", 0);
 	for (size_t i = 0; i < NLABELS; i++)
@@ -73,6 +74,7 @@ void pprof_free(struct pprof *p)
 	htab_free(p->mappings);
 	htab_free(p->functions);
 	htab_free(p->locations);
+	htab_free(p->stacks);
 	htab_free(p->samples);
 	free(p->maps);
 	free(p->values);
@@ -172,19 +174,27 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-void pprof_sample(struct pprof *p, const struct pprof_labels *labels, const uint64_t *locs,
-		  size_t nlocs, const uint64_t values[2])
+uint64_t pprof_stack(struct pprof *p, const uint64_t *locs, size_t nlocs)
 {
-	size_t n = NLABELS + nlocs;
-	uint64_t *key = xreallocarray(NULL, n, sizeof(*key));
+	bool created;
+
+	return intern(p->stacks, nlocs ? locs : (const void *)"", nlocs * sizeof(*locs), &created);
+}
+
+void pprof_sample(struct pprof *p, const struct pprof_labels *labels,
+		  const uint64_t stacks[PPROF_SAMPLE_STACKS], const uint64_t values[2])
+{
+	struct htab_entry *st = htab_entries(p->stacks);
+	uint64_t key[NLABELS + PPROF_SAMPLE_STACKS];
 	bool created;
 	uint64_t i;
 
 	memcpy(key, labels, sizeof(*labels));
-	if (nlocs) /* every stack of the sample lost */
-		memcpy(key + NLABELS, locs, nlocs * sizeof(*locs));
-	i = intern(p->samples, key, n * sizeof(*key), &created) - 1;
-	free(key);
+	/* A stack of no frames is none: the sample's locations are the
+	 * same. */
+	for (size_t j = 0; j < PPROF_SAMPLE_STACKS; j++)
+		key[NLABELS + j] = stacks[j] && st[stacks[j] - 1].len ? stacks[j] : 0;
+	i = intern(p->samples, key, sizeof(key), &created) - 1;
 	if (created) {
 		if (i >= p->values_cap) {
 			p->values_cap = p->values_cap ? 2 * p->values_cap : 256;
@@ -223,17 +233,41 @@ static uint64_t clamp(uint64_t v)
 	return v > INT64_MAX ? INT64_MAX : v;
 }
 
+/* A sample's locations: its stacks', one after another, in *buf. */
+static size_t sample_locations(struct pprof *p, const uint64_t *stacks, uint64_t **buf,
+			       size_t *cap)
+{
+	struct htab_entry *st = htab_entries(p->stacks);
+	size_t n = 0;
+
+	for (size_t j = 0; j < PPROF_SAMPLE_STACKS; j++) {
+		if (!stacks[j])
+			continue;
+		const struct htab_entry *e = &st[stacks[j] - 1];
+		size_t len = e->len / sizeof(uint64_t);
+		if (n + len > *cap) {
+			*cap = 2 * (n + len);
+			*buf = xreallocarray(*buf, *cap, sizeof(**buf));
+		}
+		memcpy(*buf + n, e->key, e->len);
+		n += len;
+	}
+	return n;
+}
+
 static void encode_samples(struct pprof *p, struct pb *b, uint64_t **buf, size_t *cap)
 {
 	struct htab_entry *e = htab_entries(p->samples);
-	size_t n;
+	uint64_t k[NLABELS + PPROF_SAMPLE_STACKS];
+	size_t nlocs;
 
 	for (size_t i = 0; i < htab_count(p->samples); i++) {
-		uint64_t *k = key_of(&e[i], buf, cap, &n);
 		uint64_t v[2] = { clamp(p->values[i][0]), clamp(p->values[i][1]) };
 		size_t at = pb_begin(b, PROFILE_SAMPLE);
 
-		pb_packed(b, SAMPLE_LOCATION_ID, k + NLABELS, n - NLABELS);
+		memcpy(k, e[i].key, sizeof(k));
+		nlocs = sample_locations(p, k + NLABELS, buf, cap);
+		pb_packed(b, SAMPLE_LOCATION_ID, *buf, nlocs);
 		pb_packed(b, SAMPLE_VALUE, v, 2);
 		for (size_t l = 0; l < NLABELS; l++) {
 			if (l >= 2 && !k[l])

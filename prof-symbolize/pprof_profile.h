@@ -1,8 +1,11 @@
 /*
  * A pprof profile (github.com/google/pprof, proto/profile.proto) being
- * built: its strings, mappings, functions and locations each stored once,
- * and its samples summed by stack and labels; then encoded as protobuf.
- * Ids are 1-based, in the order things were first added; 0 is "none".
+ * built: its strings, mappings, functions, locations and stacks (runs of
+ * locations) each stored once, and its samples summed by stacks and
+ * labels; then encoded as protobuf.  A sample holds the ids of its
+ * stacks, not their locations: many samples share a stack, and a copy
+ * each would cost their number times its depth.  Ids are 1-based, in the
+ * order things were first added; 0 is "none".
  */
 #ifndef PROF_SYMBOLIZE_PPROF_PROFILE_H
 #define PROF_SYMBOLIZE_PPROF_PROFILE_H
@@ -25,7 +28,8 @@ struct pprof {
 	struct htab *mappings;	/* (start, limit, offset, file, build id) -> id */
 	struct htab *functions; /* (name, system name, file) -> id */
 	struct htab *locations; /* (mapping id, address, (function id, line)...) -> id */
-	struct htab *samples;	/* (labels, location ids...) -> index in values */
+	struct htab *stacks;	/* (location id...) -> id */
+	struct htab *samples;	/* (labels, stack ids) -> index in values */
 	struct pprof_mapping {
 		uint64_t resolved, unresolved; /* its locations with and without lines */
 	} *maps;
@@ -63,10 +67,18 @@ uint64_t pprof_function(struct pprof *p, uint64_t name, uint64_t system_name, ui
 uint64_t pprof_location(struct pprof *p, uint64_t mapping, uint64_t address, const uint64_t *lines,
 			size_t nlines);
 
-/* Adds values to the sample of these labels and location ids (leaf
- * first), summing with saturation. */
-void pprof_sample(struct pprof *p, const struct pprof_labels *labels, const uint64_t *locs,
-		  size_t nlocs, const uint64_t values[2]);
+/* A run of location ids, leaf first, stored once however many samples
+ * and processes share it: its id (the empty run has one too). */
+uint64_t pprof_stack(struct pprof *p, const uint64_t *locs, size_t nlocs);
+
+/* The stacks of a sample, leaf first: its locations are theirs, one after
+ * another; 0 is none. */
+#define PPROF_SAMPLE_STACKS 3
+
+/* Adds values to the sample of these labels and stacks, summing with
+ * saturation. */
+void pprof_sample(struct pprof *p, const struct pprof_labels *labels,
+		  const uint64_t stacks[PPROF_SAMPLE_STACKS], const uint64_t values[2]);
 
 /* The profile message (not compressed). */
 void pprof_encode(struct pprof *p, struct pb *out);

@@ -23,8 +23,8 @@ struct pprof_sink {
 	struct pprof prof;
 	enum capture_kind kind;
 	uint64_t period_ns;
-	uint64_t off_cpu; /* the [off-cpu] location, 0 until needed */
-	uint64_t *locs;	  /* a sample's location ids */
+	uint64_t off_cpu; /* the stack of the [off-cpu] location, 0 until needed */
+	uint64_t *locs;	  /* a stack's location ids */
 	size_t locs_cap;
 };
 
@@ -107,32 +107,25 @@ static void push_loc(struct pprof_sink *k, size_t *n, uint64_t id)
 	k->locs[(*n)++] = id;
 }
 
-/* Appends a stack's location ids, made once per stack and process state
- * (the slot holds their number, then them). */
-static void add_stack(struct pprof_sink *k, struct symbolizer *s, size_t *n, uint32_t pid,
-		      uint32_t id, bool kernel)
+/* A stack's id in the profile, made once per stack and process state
+ * (the slot holds it). */
+static uint64_t stack_of(struct pprof_sink *k, struct symbolizer *s, uint32_t pid, uint32_t id,
+			 bool kernel)
 {
 	bool first;
 	void **slot;
 
 	if (!id)
-		return;
+		return 0;
 	slot = symbolizer_slot(s, pid, id, kernel, &first);
 	if (!*slot) {
-		size_t nf, start = *n, used;
+		size_t nf, n = 0, used;
 		const struct frame *f = symbolizer_frames(s, pid, id, kernel, first, &nf);
 		for (size_t i = 0; i < nf; i += used)
-			push_loc(k, n, location_of(k, f + i, nf - i, &used));
-		uint64_t *ids = xreallocarray(NULL, *n - start + 1, sizeof(*ids));
-		ids[0] = *n - start;
-		if (*n > start) /* a stack with no frames leaves locs unallocated */
-			memcpy(ids + 1, k->locs + start, (*n - start) * sizeof(*ids));
-		*slot = ids;
-		return;
+			push_loc(k, &n, location_of(k, f + i, nf - i, &used));
+		*slot = (void *)(uintptr_t)pprof_stack(&k->prof, k->locs, n);
 	}
-	const uint64_t *ids = *slot;
-	for (uint64_t i = 0; i < ids[0]; i++)
-		push_loc(k, n, ids[i + 1]);
+	return (uintptr_t)*slot;
 }
 
 static uint64_t thread_string(struct pprof_sink *k, struct symbolizer *s, uint32_t pid,
@@ -178,7 +171,7 @@ static void pprof_add_sample(struct sink *sk, struct symbolizer *s, const struct
 	struct pprof_sink *k = (struct pprof_sink *)sk;
 	struct pprof_labels l;
 	uint64_t v[2] = { smp->count, count };
-	size_t n = 0;
+	uint64_t stacks[PPROF_SAMPLE_STACKS] = { 0 };
 
 	/* In an on-CPU capture the count is of samples: the time is the
 	 * sampling period's. */
@@ -188,14 +181,15 @@ static void pprof_add_sample(struct sink *sk, struct symbolizer *s, const struct
 		if (!k->off_cpu) {
 			uint64_t name = cstring(&k->prof, OFF_CPU_MARKER);
 			uint64_t line[2] = { pprof_function(&k->prof, name, name, 0), 0 };
-			k->off_cpu = pprof_location(&k->prof, 0, 0, line, 1);
+			uint64_t loc = pprof_location(&k->prof, 0, 0, line, 1);
+			k->off_cpu = pprof_stack(&k->prof, &loc, 1);
 		}
-		push_loc(k, &n, k->off_cpu);
+		stacks[0] = k->off_cpu;
 	}
-	add_stack(k, s, &n, smp->pid, smp->kstack, true);
-	add_stack(k, s, &n, smp->pid, smp->ustack, false);
+	stacks[1] = stack_of(k, s, smp->pid, smp->kstack, true);
+	stacks[2] = stack_of(k, s, smp->pid, smp->ustack, false);
 	labels_of(k, s, smp, &l);
-	pprof_sample(&k->prof, &l, k->locs, n, v);
+	pprof_sample(&k->prof, &l, stacks, v);
 }
 
 static void pprof_unit(struct sink *sk, struct symbolizer *s, const struct cap_info *info)
@@ -311,7 +305,8 @@ struct sink *pprof_sink_new(FILE *out, const struct symbolize_opts *opt)
 {
 	struct pprof_sink *k = xcalloc(1, sizeof(*k));
 
-	k->sink = (struct sink){ pprof_unit, pprof_add_sample, pprof_finish, pprof_sink_free };
+	/* Slots hold stack ids: nothing to free. */
+	k->sink = (struct sink){ pprof_unit, pprof_add_sample, pprof_finish, pprof_sink_free, NULL };
 	k->out = out;
 	k->demangle = opt->demangle;
 	pprof_init(&k->prof);

@@ -120,13 +120,20 @@ TEST(profile_stores_each_thing_once_and_sums_samples)
 	CHECK_INT(pprof_location(&p, m, 0x1234, line, 1), 1);
 	CHECK_INT(pprof_location(&p, m, 0x1234, NULL, 0), 2);
 	uint64_t v[2] = { 1, 10 };
-	pprof_sample(&p, &l, &loc, 1, v);
-	pprof_sample(&p, &l, &loc, 1, v);
+	uint64_t stacks[PPROF_SAMPLE_STACKS] = { 0, 0, pprof_stack(&p, &loc, 1) };
+	CHECK_INT(stacks[2], 1);
+	CHECK_INT(pprof_stack(&p, &loc, 1), 1);
+	pprof_sample(&p, &l, stacks, v);
+	pprof_sample(&p, &l, stacks, v);
+	/* A stack of no frames adds nothing: the same sample. */
+	stacks[1] = pprof_stack(&p, NULL, 0);
+	CHECK_INT(stacks[1], 2);
+	pprof_sample(&p, &l, stacks, v);
 	l.tid = 2;
-	pprof_sample(&p, &l, &loc, 1, v);
+	pprof_sample(&p, &l, stacks, v);
 	CHECK_INT(htab_count(p.samples), 2);
-	CHECK_INT(p.values[0][0], 2);
-	CHECK_INT(p.values[0][1], 20);
+	CHECK_INT(p.values[0][0], 3);
+	CHECK_INT(p.values[0][1], 30);
 	pprof_free(&p);
 }
 
@@ -144,7 +151,8 @@ TEST(a_small_profile_byte_for_byte)
 	p.sample_type[1][0] = p.sample_type[1][1] = c;
 	p.period_type[0] = p.period_type[1] = c;
 	uint64_t loc = pprof_location(&p, 0, 0x10, NULL, 0);
-	pprof_sample(&p, &l, &loc, 1, v);
+	uint64_t stacks[PPROF_SAMPLE_STACKS] = { 0, pprof_stack(&p, &loc, 1), 0 };
+	pprof_sample(&p, &l, stacks, v);
 	/* Sample types (1), the sample (2: location ids 1, values 2,
 	 * labels 3 with key 1 and num 3), the location (4: id 1, address 3),
 	 * the strings (6), the period type (11) and the default type (14). */
@@ -157,6 +165,28 @@ TEST(a_small_profile_byte_for_byte)
 			       "320c73797374656d645f756e6974" "32057761" "6b6572"
 			       "320173" "320163"
 			       "5a0408091009" "7009");
+	pb_free(&b);
+	pprof_free(&p);
+}
+
+TEST(a_sample_holds_its_stacks_locations_one_after_another)
+{
+	struct pprof p;
+	struct pb b = { 0 };
+	struct pprof_labels l = { 7, 8, 0, 0, 0, 0, 0 };
+	uint64_t v[2] = { 2, 5 };
+
+	pprof_init(&p);
+	uint64_t a = pprof_location(&p, 0, 0x10, NULL, 0), c = pprof_location(&p, 0, 0x20, NULL, 0);
+	uint64_t two[2] = { c, a };
+	uint64_t stacks[PPROF_SAMPLE_STACKS] = { pprof_stack(&p, &a, 1), pprof_stack(&p, NULL, 0),
+						 pprof_stack(&p, two, 2) };
+	CHECK_INT(htab_count(p.stacks), 3);
+	pprof_sample(&p, &l, stacks, v);
+	pprof_encode(&p, &b);
+	/* After the sample types (12 bytes): the sample, location ids 1, 2
+	 * and 1; its values and labels as above. */
+	CHECK(strncmp(hex(&b) + 2 * 12, "1215" "0a03010201" "12020205", 2 * 11) == 0);
 	pb_free(&b);
 	pprof_free(&p);
 }
