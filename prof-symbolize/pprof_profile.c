@@ -233,6 +233,9 @@ static uint64_t clamp(uint64_t v)
 	return v > INT64_MAX ? INT64_MAX : v;
 }
 
+/* Pieces of the encoded profile are handed on at this size or more. */
+#define ENCODE_FLUSH (1u << 16)
+
 /* A sample's locations: its stacks', one after another, in *buf. */
 static size_t sample_locations(struct pprof *p, const uint64_t *stacks, uint64_t **buf,
 			       size_t *cap)
@@ -278,6 +281,7 @@ static void encode_samples(struct pprof *p, struct pb *b, uint64_t **buf, size_t
 			pb_end(b, lat);
 		}
 		pb_end(b, at);
+		pb_flush(b, ENCODE_FLUSH);
 	}
 }
 
@@ -314,6 +318,7 @@ static void encode_mappings(struct pprof *p, struct pb *b, uint64_t **buf, size_
 				pb_uint(b, MAPPING_HAS_INLINE_FRAMES, 1);
 		}
 		pb_end(b, at);
+		pb_flush(b, ENCODE_FLUSH);
 	}
 }
 
@@ -339,6 +344,7 @@ static void encode_locations(struct pprof *p, struct pb *b, uint64_t **buf, size
 			pb_end(b, lat);
 		}
 		pb_end(b, at);
+		pb_flush(b, ENCODE_FLUSH);
 	}
 }
 
@@ -357,32 +363,41 @@ static void encode_functions(struct pprof *p, struct pb *b, uint64_t **buf, size
 		if (k[2])
 			pb_uint(b, FUNCTION_FILENAME, k[2]);
 		pb_end(b, at);
+		pb_flush(b, ENCODE_FLUSH);
 	}
 }
 
-void pprof_encode(struct pprof *p, struct pb *b)
+void pprof_encode(struct pprof *p, void (*write)(void *ctx, const uint8_t *data, size_t len),
+		  void *ctx)
 {
 	struct htab_entry *s = htab_entries(p->strings);
+	struct pb b = { .write = write, .ctx = ctx };
 	uint64_t *buf = NULL;
 	size_t cap = 0;
 
-	encode_value_type(b, PROFILE_SAMPLE_TYPE, p->sample_type[0]);
-	encode_value_type(b, PROFILE_SAMPLE_TYPE, p->sample_type[1]);
-	encode_samples(p, b, &buf, &cap);
-	encode_mappings(p, b, &buf, &cap);
-	encode_locations(p, b, &buf, &cap);
-	encode_functions(p, b, &buf, &cap);
+	/* The profile is the outermost message: its fields have no length
+	 * to write before them, so each is handed on once made. */
+	encode_value_type(&b, PROFILE_SAMPLE_TYPE, p->sample_type[0]);
+	encode_value_type(&b, PROFILE_SAMPLE_TYPE, p->sample_type[1]);
+	encode_samples(p, &b, &buf, &cap);
+	encode_mappings(p, &b, &buf, &cap);
+	encode_locations(p, &b, &buf, &cap);
+	encode_functions(p, &b, &buf, &cap);
 	free(buf);
-	for (size_t i = 0; i < htab_count(p->strings); i++)
-		pb_bytes(b, PROFILE_STRING_TABLE, s[i].key, s[i].len);
+	for (size_t i = 0; i < htab_count(p->strings); i++) {
+		pb_bytes(&b, PROFILE_STRING_TABLE, s[i].key, s[i].len);
+		pb_flush(&b, ENCODE_FLUSH);
+	}
 	if (p->time_nanos)
-		pb_uint(b, PROFILE_TIME_NANOS, clamp(p->time_nanos));
+		pb_uint(&b, PROFILE_TIME_NANOS, clamp(p->time_nanos));
 	if (p->duration_nanos)
-		pb_uint(b, PROFILE_DURATION_NANOS, clamp(p->duration_nanos));
-	encode_value_type(b, PROFILE_PERIOD_TYPE, p->period_type);
+		pb_uint(&b, PROFILE_DURATION_NANOS, clamp(p->duration_nanos));
+	encode_value_type(&b, PROFILE_PERIOD_TYPE, p->period_type);
 	if (p->period)
-		pb_uint(b, PROFILE_PERIOD, clamp(p->period));
+		pb_uint(&b, PROFILE_PERIOD, clamp(p->period));
 	if (p->ncomments)
-		pb_packed(b, PROFILE_COMMENT, p->comments, p->ncomments);
-	pb_uint(b, PROFILE_DEFAULT_SAMPLE_TYPE, p->sample_type[1][0]);
+		pb_packed(&b, PROFILE_COMMENT, p->comments, p->ncomments);
+	pb_uint(&b, PROFILE_DEFAULT_SAMPLE_TYPE, p->sample_type[1][0]);
+	pb_flush(&b, 0);
+	pb_free(&b);
 }

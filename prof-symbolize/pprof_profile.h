@@ -80,7 +80,10 @@ uint64_t pprof_stack(struct pprof *p, const uint64_t *locs, size_t nlocs);
 void pprof_sample(struct pprof *p, const struct pprof_labels *labels,
 		  const uint64_t stacks[PPROF_SAMPLE_STACKS], const uint64_t values[2]);
 
-/* The profile message (not compressed). */
-void pprof_encode(struct pprof *p, struct pb *out);
+/* The profile message (not compressed), handed to write in pieces as it
+ * is made: a profile is as large as its samples times their depth, and
+ * never held whole. */
+void pprof_encode(struct pprof *p, void (*write)(void *ctx, const uint8_t *data, size_t len),
+		  void *ctx);
 
 #endif

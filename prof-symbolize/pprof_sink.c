@@ -252,44 +252,55 @@ static void describe(struct pprof_sink *k, struct symbolizer *s)
 			comment(p, "lost %s %" PRIu64, cap_loss_name(c), s->lost[c]);
 }
 
-/* gzip's format (windowBits 15 + 16), as pprof readers expect. */
-static void gzip_write(FILE *out, const uint8_t *data, size_t len)
+/* Compresses what it is given onto out, in gzip's format (windowBits
+ * 15 + 16), as pprof readers expect. */
+struct gzip_out {
+	z_stream z;
+	FILE *out;
+};
+
+static void gzip_deflate(struct gzip_out *g, int flush)
 {
 	uint8_t chunk[1 << 16];
-	z_stream z = { 0 };
 	int st;
 
-	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-	    Z_OK)
-		errx(EXIT_USAGE, "zlib: %s", z.msg ? z.msg : "cannot start compressing");
-	z.next_in = (Bytef *)data;
-	z.avail_in = (uInt)0;
 	do {
-		/* avail_in is 32 bits: feed at most 1 GiB at a time. */
-		if (!z.avail_in && len) {
-			size_t n = len < (1u << 30) ? len : (1u << 30);
-			z.avail_in = (uInt)n;
-			len -= n;
-		}
-		z.next_out = chunk;
-		z.avail_out = sizeof(chunk);
-		st = deflate(&z, len || z.avail_in ? Z_NO_FLUSH : Z_FINISH);
+		g->z.next_out = chunk;
+		g->z.avail_out = sizeof(chunk);
+		st = deflate(&g->z, flush);
 		if (st == Z_STREAM_ERROR)
-			errx(EXIT_USAGE, "zlib: %s", z.msg ? z.msg : "compression failed");
-		fwrite(chunk, 1, sizeof(chunk) - z.avail_out, out);
-	} while (st != Z_STREAM_END);
-	deflateEnd(&z);
+			errx(EXIT_USAGE, "zlib: %s", g->z.msg ? g->z.msg : "compression failed");
+		fwrite(chunk, 1, sizeof(chunk) - g->z.avail_out, g->out);
+	} while (g->z.avail_out == 0 || (flush == Z_FINISH && st != Z_STREAM_END));
+}
+
+static void gzip_write(void *ctx, const uint8_t *data, size_t len)
+{
+	struct gzip_out *g = ctx;
+
+	while (len) {
+		/* avail_in is 32 bits: feed at most 1 GiB at a time. */
+		size_t n = len < (1u << 30) ? len : (1u << 30);
+		g->z.next_in = (Bytef *)data;
+		g->z.avail_in = (uInt)n;
+		gzip_deflate(g, Z_NO_FLUSH);
+		data += n;
+		len -= n;
+	}
 }
 
 static void pprof_finish(struct sink *sk, struct symbolizer *s)
 {
 	struct pprof_sink *k = (struct pprof_sink *)sk;
-	struct pb b = { 0 };
+	struct gzip_out g = { .out = k->out };
 
 	describe(k, s);
-	pprof_encode(&k->prof, &b);
-	gzip_write(k->out, b.p, b.len);
-	pb_free(&b);
+	if (deflateInit2(&g.z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		errx(EXIT_USAGE, "zlib: %s", g.z.msg ? g.z.msg : "cannot start compressing");
+	pprof_encode(&k->prof, gzip_write, &g);
+	gzip_deflate(&g, Z_FINISH);
+	deflateEnd(&g.z);
 }
 
 static void pprof_sink_free(struct sink *sk)

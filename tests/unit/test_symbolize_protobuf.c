@@ -137,6 +137,33 @@ TEST(profile_stores_each_thing_once_and_sums_samples)
 	pprof_free(&p);
 }
 
+/* pprof_encode's output, appended to the struct pb ctx. */
+static void append(void *ctx, const uint8_t *data, size_t len)
+{
+	struct pb *b = ctx;
+
+	b->p = realloc(b->p, b->len + len);
+	memcpy(b->p + b->len, data, len);
+	b->len += len;
+}
+
+TEST(pb_flush_hands_on_what_is_held_once_there_is_enough)
+{
+	struct pb out = { 0 }, b = { .write = append, .ctx = &out };
+
+	pb_uint(&b, 1, 150);
+	pb_flush(&b, 4);
+	CHECK_INT(out.len, 0);
+	pb_uint(&b, 2, 1);
+	pb_flush(&b, 4);
+	CHECK_INT(b.len, 0);
+	CHECK_STR(hex(&out), "0896011001");
+	pb_flush(&b, 0);
+	CHECK_INT(out.len, 5);
+	pb_free(&b);
+	pb_free(&out);
+}
+
 TEST(a_small_profile_byte_for_byte)
 {
 	struct pprof p;
@@ -156,7 +183,7 @@ TEST(a_small_profile_byte_for_byte)
 	/* Sample types (1), the sample (2: location ids 1, values 2,
 	 * labels 3 with key 1 and num 3), the location (4: id 1, address 3),
 	 * the strings (6), the period type (11) and the default type (14). */
-	pprof_encode(&p, &b);
+	pprof_encode(&p, append, &b);
 	CHECK_STR(hex(&b), "0a0408081008" "0a0408091009"
 			       "1213" "0a0101" "12020205" "1a0408011807" "1a0408021808"
 			       "2204080118" "10"
@@ -183,7 +210,7 @@ TEST(a_sample_holds_its_stacks_locations_one_after_another)
 						 pprof_stack(&p, two, 2) };
 	CHECK_INT(htab_count(p.stacks), 3);
 	pprof_sample(&p, &l, stacks, v);
-	pprof_encode(&p, &b);
+	pprof_encode(&p, append, &b);
 	/* After the sample types (12 bytes): the sample, location ids 1, 2
 	 * and 1; its values and labels as above. */
 	CHECK(strncmp(hex(&b) + 2 * 12, "1215" "0a03010201" "12020205", 2 * 11) == 0);
