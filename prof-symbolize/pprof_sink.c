@@ -16,14 +16,20 @@
 
 enum capture_kind { ON_CPU, OFF_CPU, WALL };
 
+/* The profile's compression onto out, as the profile is written. */
+struct gzip_out {
+	z_stream z;
+	FILE *out;
+};
+
 struct pprof_sink {
 	struct sink sink;
-	FILE *out;
+	struct gzip_out gz;
 	bool demangle;
 	struct pprof prof;
 	enum capture_kind kind;
 	uint64_t period_ns;
-	uint64_t off_cpu; /* the stack of the [off-cpu] location, 0 until needed */
+	uint64_t off_cpu; /* the [off-cpu] location's stack, as a slot holds it */
 	uint64_t *locs;	  /* a stack's location ids */
 	size_t locs_cap;
 };
@@ -107,25 +113,41 @@ static void push_loc(struct pprof_sink *k, size_t *n, uint64_t id)
 	k->locs[(*n)++] = id;
 }
 
+/* A slot holds a stack's id and the profile's epoch when it was made:
+ * pprof_make_room makes the ids of earlier epochs invalid. */
+_Static_assert(sizeof(void *) == sizeof(uint64_t), "a slot holds an epoch and an id");
+
+static uint64_t stack_slot(struct pprof_sink *k, uint64_t id)
+{
+	return k->prof.epoch << 32 | id;
+}
+
+static uint64_t slot_stack(struct pprof_sink *k, uint64_t slot)
+{
+	return slot >> 32 == (k->prof.epoch & UINT32_MAX) ? slot & UINT32_MAX : 0;
+}
+
 /* A stack's id in the profile, made once per stack and process state
- * (the slot holds it). */
+ * (the slot holds it) and again after the profile wrote its stacks out. */
 static uint64_t stack_of(struct pprof_sink *k, struct symbolizer *s, uint32_t pid, uint32_t id,
 			 bool kernel)
 {
+	uint64_t st;
 	bool first;
 	void **slot;
 
 	if (!id)
 		return 0;
 	slot = symbolizer_slot(s, pid, id, kernel, &first);
-	if (!*slot) {
+	if (!(st = slot_stack(k, (uintptr_t)*slot))) {
 		size_t nf, n = 0, used;
 		const struct frame *f = symbolizer_frames(s, pid, id, kernel, first, &nf);
 		for (size_t i = 0; i < nf; i += used)
 			push_loc(k, &n, location_of(k, f + i, nf - i, &used));
-		*slot = (void *)(uintptr_t)pprof_stack(&k->prof, k->locs, n);
+		st = pprof_stack(&k->prof, k->locs, n);
+		*slot = (void *)(uintptr_t)stack_slot(k, st);
 	}
-	return (uintptr_t)*slot;
+	return st;
 }
 
 static uint64_t thread_string(struct pprof_sink *k, struct symbolizer *s, uint32_t pid,
@@ -173,18 +195,19 @@ static void pprof_add_sample(struct sink *sk, struct symbolizer *s, const struct
 	uint64_t v[2] = { smp->count, count };
 	uint64_t stacks[PPROF_SAMPLE_STACKS] = { 0 };
 
+	pprof_make_room(&k->prof);
 	/* In an on-CPU capture the count is of samples: the time is the
 	 * sampling period's. */
 	if (!s->unit.nanoseconds && __builtin_mul_overflow(smp->count, s->unit.period_ns, &v[1]))
 		v[1] = UINT64_MAX;
 	if (smp->kind == CAP_OFF_CPU) {
-		if (!k->off_cpu) {
+		if (!(stacks[0] = slot_stack(k, k->off_cpu))) {
 			uint64_t name = cstring(&k->prof, OFF_CPU_MARKER);
 			uint64_t line[2] = { pprof_function(&k->prof, name, name, 0), 0 };
 			uint64_t loc = pprof_location(&k->prof, 0, 0, line, 1);
-			k->off_cpu = pprof_stack(&k->prof, &loc, 1);
+			stacks[0] = pprof_stack(&k->prof, &loc, 1);
+			k->off_cpu = stack_slot(k, stacks[0]);
 		}
-		stacks[0] = k->off_cpu;
 	}
 	stacks[1] = stack_of(k, s, smp->pid, smp->kstack, true);
 	stacks[2] = stack_of(k, s, smp->pid, smp->ustack, false);
@@ -252,13 +275,7 @@ static void describe(struct pprof_sink *k, struct symbolizer *s)
 			comment(p, "lost %s %" PRIu64, cap_loss_name(c), s->lost[c]);
 }
 
-/* Compresses what it is given onto out, in gzip's format (windowBits
- * 15 + 16), as pprof readers expect. */
-struct gzip_out {
-	z_stream z;
-	FILE *out;
-};
-
+/* gzip's format (windowBits 15 + 16), as pprof readers expect. */
 static void gzip_deflate(struct gzip_out *g, int flush)
 {
 	uint8_t chunk[1 << 16];
@@ -292,15 +309,10 @@ static void gzip_write(void *ctx, const uint8_t *data, size_t len)
 static void pprof_finish(struct sink *sk, struct symbolizer *s)
 {
 	struct pprof_sink *k = (struct pprof_sink *)sk;
-	struct gzip_out g = { .out = k->out };
 
 	describe(k, s);
-	if (deflateInit2(&g.z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
-			 Z_DEFAULT_STRATEGY) != Z_OK)
-		errx(EXIT_USAGE, "zlib: %s", g.z.msg ? g.z.msg : "cannot start compressing");
-	pprof_encode(&k->prof, gzip_write, &g);
-	gzip_deflate(&g, Z_FINISH);
-	deflateEnd(&g.z);
+	pprof_end(&k->prof);
+	gzip_deflate(&k->gz, Z_FINISH);
 }
 
 static void pprof_sink_free(struct sink *sk)
@@ -308,6 +320,7 @@ static void pprof_sink_free(struct sink *sk)
 	struct pprof_sink *k = (struct pprof_sink *)sk;
 
 	pprof_free(&k->prof);
+	deflateEnd(&k->gz.z);
 	free(k->locs);
 	free(k);
 }
@@ -316,11 +329,15 @@ struct sink *pprof_sink_new(FILE *out, const struct symbolize_opts *opt)
 {
 	struct pprof_sink *k = xcalloc(1, sizeof(*k));
 
-	/* Slots hold stack ids: nothing to free. */
+	/* Slots hold stack ids (stack_slot): nothing to free. */
 	k->sink = (struct sink){ pprof_unit, pprof_add_sample, pprof_finish, pprof_sink_free, NULL };
-	k->out = out;
+	k->gz.out = out;
+	if (deflateInit2(&k->gz.z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		errx(EXIT_USAGE, "zlib: %s",
+		     k->gz.z.msg ? k->gz.z.msg : "cannot start compressing");
 	k->demangle = opt->demangle;
-	pprof_init(&k->prof);
+	pprof_init(&k->prof, gzip_write, &k->gz);
 	k->prof.lines = opt->lines;
 	k->prof.inline_frames = opt->inline_frames;
 	return &k->sink;
