@@ -325,6 +325,11 @@ static void pprof_sink_free(struct sink *sk)
 	free(k);
 }
 
+struct pprof *pprof_sink_profile(struct sink *k)
+{
+	return &((struct pprof_sink *)k)->prof;
+}
+
 struct sink *pprof_sink_new(FILE *out, const struct symbolize_opts *opt)
 {
 	struct pprof_sink *k = xcalloc(1, sizeof(*k));
