@@ -448,6 +448,11 @@ static bool decode(struct cap_record *rec)
 		rec->u.stack.ips = take(&c, (size_t)rec->u.stack.nr * 8);
 		if (rec->u.stack.id == 0)
 			return false;
+		/* The whole record was checked; the root end is cut. */
+		if (rec->u.stack.nr > CAP_MAX_FRAMES) {
+			rec->u.stack.cut = rec->u.stack.nr - CAP_MAX_FRAMES;
+			rec->u.stack.nr = CAP_MAX_FRAMES;
+		}
 		break;
 	case CAP_SAMPLE: {
 		struct cap_sample *s = &rec->u.sample;

@@ -18,6 +18,12 @@
 #define CAP_BUILD_ID_MAX 64
 /* Most wakers a SAMPLE may name (--wakeup-depth stops lower). */
 #define CAP_MAX_WAKERS 8
+/* Most frames of a STACK a reader keeps, from the leaf: each frame costs
+ * its reader output (a line of text, a pprof location) in every sample
+ * and process state that uses the stack, so a record must not drive that
+ * without limit.  As deep as perf takes stacks by default, and as deep as
+ * prof-sample writes them (PROF_MAX_STACK); docs/FORMATS.md says more. */
+#define CAP_MAX_FRAMES 127
 
 enum cap_type {
 	CAP_INFO = 1,
@@ -102,6 +108,7 @@ struct cap_ksym {
 struct cap_stack {
 	uint32_t id, nr;
 	const uint8_t *ips; /* nr little-endian u64s; read with cap_stack_ip() */
+	uint32_t cut;	    /* frames past CAP_MAX_FRAMES, left out of nr */
 };
 
 enum cap_sample_kind {

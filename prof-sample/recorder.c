@@ -115,6 +115,9 @@ static void write_ksyms(struct recorder *r, const uint64_t *ips, uint32_t nr)
 	}
 }
 
+/* Readers keep no more of a STACK: a deeper one would be cut. */
+_Static_assert(PROF_MAX_STACK <= CAP_MAX_FRAMES, "STACK records deeper than readers keep");
+
 uint32_t recorder_stack(struct recorder *r, uint64_t key, const uint64_t *ips, uint32_t nr)
 {
 	bool created;

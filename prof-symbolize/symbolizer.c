@@ -88,19 +88,26 @@ static void free_proc(void *p)
 	free(pr);
 }
 
+static void keep_slot(void *slot)
+{
+	(void)slot;
+}
+
 void symbolizer_free(struct symbolizer *s)
 {
+	void (*free_slot)(void *) = s->sink && s->sink->free_slot ? s->sink->free_slot : keep_slot;
+
 	kernel_syms_free(&s->ksyms);
 	kernel_syms_free(&s->kallsyms);
 	modules_free(&s->modules);
 	free(s->debug_dirs);
 	free(s->sysroot_debug);
 	free(s->fr);
-	stack_table_free(&s->stacks, free);
+	stack_table_free(&s->stacks, free_slot);
 	htab_free_values(s->threads, free);
 	htab_free_values(s->procs, free_proc);
 	htab_free_values(s->cgroups, free);
-	htab_free_values(s->cache, free);
+	htab_free_values(s->cache, free_slot);
 }
 
 static struct proc *get_proc(struct symbolizer *s, uint32_t pid)
@@ -244,8 +251,14 @@ const char *symbolizer_cgroup(struct symbolizer *s, uint32_t pid, uint32_t *trus
 
 static void add_stack(struct symbolizer *s, const struct cap_stack *st)
 {
-	if (!stack_table_define(&s->stacks, st))
+	if (!stack_table_define(&s->stacks, st)) {
 		warnx("stack %u defined twice; keeping the first", st->id);
+		return;
+	}
+	if (st->cut) {
+		s->stacks_cut++;
+		s->frames_cut += st->cut;
+	}
 }
 
 static const struct stack_entry *find_stack(struct symbolizer *s, uint32_t id)

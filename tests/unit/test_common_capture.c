@@ -303,6 +303,53 @@ TEST(cgroup_fields_of_each_minor_version)
 	fclose(f);
 }
 
+/* A STACK deeper than readers keep is read up to its limit, from the
+ * leaf, with what was cut said; the whole payload is still checked. */
+TEST(stacks_deeper_than_readers_keep_are_cut_at_the_root_end)
+{
+	uint64_t ips[CAP_MAX_FRAMES + 5];
+	struct cap_writer w;
+	struct cap_reader r;
+	struct cap_record rec;
+	char *cap;
+	size_t n;
+	FILE *f;
+
+	for (size_t i = 0; i < sizeof(ips) / sizeof(ips[0]); i++)
+		ips[i] = 0x1000 + i;
+	f = open_memstream(&cap, &n);
+	capw_init(&w, f);
+	capw_stack(&w, 1, CAP_MAX_FRAMES, ips);
+	capw_stack(&w, 2, CAP_MAX_FRAMES + 5, ips);
+	capw_free(&w);
+	fclose(f);
+	f = reader_on(cap, n);
+	CHECK_INT(capr_open(&r, f), CAPR_OK);
+	CHECK_INT(capr_next(&r, &rec), CAPR_OK);
+	CHECK_INT(rec.u.stack.nr, CAP_MAX_FRAMES);
+	CHECK_INT(rec.u.stack.cut, 0);
+	CHECK_INT(capr_next(&r, &rec), CAPR_OK);
+	CHECK_INT(rec.u.stack.id, 2);
+	CHECK_INT(rec.u.stack.nr, CAP_MAX_FRAMES);
+	CHECK_INT(rec.u.stack.cut, 5);
+	CHECK_INT(cap_stack_ip(&rec.u.stack, 0), 0x1000);
+	CHECK_INT(cap_stack_ip(&rec.u.stack, CAP_MAX_FRAMES - 1), 0x1000 + CAP_MAX_FRAMES - 1);
+	CHECK_INT(capr_next(&r, &rec), CAPR_EOF);
+	capr_free(&r);
+	fclose(f);
+
+	/* One that claims more frames than its payload holds is corrupt,
+	 * however many it claims. */
+	cap[n - 8 * (CAP_MAX_FRAMES + 5) - 4] += 1;
+	f = reader_on(cap, n);
+	CHECK_INT(capr_open(&r, f), CAPR_OK);
+	CHECK_INT(capr_next(&r, &rec), CAPR_OK);
+	CHECK_INT(capr_next(&r, &rec), CAPR_CORRUPT);
+	capr_free(&r);
+	fclose(f);
+	free(cap);
+}
+
 TEST(malformed_records_are_corrupt)
 {
 	uint8_t s[16 + 8 + 4] = { 'P', 'R', 'O', 'F', 'C', 'A', 'P', 0, 1, 0 };
