@@ -272,7 +272,7 @@ peak_rss() {
 	taken=$(sed -nE 's/^# capture: taken ([0-9]+),.*/\1/p' "$TMP/frames.txt")
 	lost=$(sed -nE 's/^# capture: .* lost ([0-9]+)$/\1/p' "$TMP/frames.txt")
 	echo "taken $taken, lost $lost"
-	[ "$lost" -le $((taken / 50)) ]
+	[ "$lost" -le $((taken / 20)) ]
 	# Its image is in the cache, without the section, and small.
 	id=$(readelf -n "$PUB/sparse" | sed -nE 's/.*Build ID: ([0-9a-f]+)/\1/p')
 	image=$(find "$PROF_BUILD_ID_DIR" -name "${id:2}.debug")
@@ -390,7 +390,7 @@ peak_rss() {
 	lost=$(sed -nE 's/^# capture: .* lost ([0-9]+)$/\1/p' "$TMP/frames.txt")
 	echo "taken $taken, lost $lost"
 	[ "$taken" -gt 0 ]
-	[ "$lost" -le $((taken / 50)) ]
+	[ "$lost" -le $((taken / 20)) ]
 	# The user's program was sampled: its frames, named or not, are there.
 	grep -q "($PUB/mnt/app)" "$TMP/frames.txt"
 }
