@@ -79,8 +79,10 @@ capture_two() {
 	prof-symbolize --cgroup "$TMP/cap.prof" | prof-fold --cgroup > "$TMP/by-cgroup"
 	go tool pprof -tags -symbolize=none "$TMP/p.pb.gz" > "$TMP/tags"
 	cat "$TMP/tags"
-	grep -q "container_id" "$TMP/tags" && grep -q "$ID" "$TMP/tags"
-	grep -q "systemd_unit" "$TMP/tags" && grep -q "web.service" "$TMP/tags"
+	grep -q "container_id" "$TMP/tags"
+	grep -q "$ID" "$TMP/tags"
+	grep -q "systemd_unit" "$TMP/tags"
+	grep -q "web.service" "$TMP/tags"
 	grep -q "docker-$ID.scope" "$TMP/tags"
 	grep -q "/$WEB" "$TMP/tags"
 	# The container's samples alone, as a backend would select them.
