@@ -79,8 +79,10 @@ capture_two() {
 	prof-symbolize --cgroup "$TMP/cap.prof" | prof-fold --cgroup > "$TMP/by-cgroup"
 	go tool pprof -tags -symbolize=none "$TMP/p.pb.gz" > "$TMP/tags"
 	cat "$TMP/tags"
-	grep -q "container_id" "$TMP/tags" && grep -q "$ID" "$TMP/tags"
-	grep -q "systemd_unit" "$TMP/tags" && grep -q "web.service" "$TMP/tags"
+	grep -q "container_id" "$TMP/tags"
+	grep -q "$ID" "$TMP/tags"
+	grep -q "systemd_unit" "$TMP/tags"
+	grep -q "web.service" "$TMP/tags"
 	grep -q "docker-$ID.scope" "$TMP/tags"
 	grep -q "/$WEB" "$TMP/tags"
 	# The container's samples alone, as a backend would select them.
@@ -90,7 +92,7 @@ capture_two() {
 	echo "pprof container total $total, folded $(folded_total "$TMP/by-cgroup" "^/$BOX;")"
 	[ "$total" -eq "$(folded_total "$TMP/by-cgroup" "^/$BOX;")" ]
 	# (The header's File: line names the profile's first mapping.)
-	! grep -v '^File:' "$TMP/box.top" | grep -q sha256
+	[ -z "$(grep -v '^File:' "$TMP/box.top" | grep sha256)" ]
 }
 
 # Issue 28: delegated subtrees.  $BASE/build.service is delegated to user
@@ -169,8 +171,8 @@ check_claims() {
 	[ "$(labels_of "docker-$ID2.scope/docker-$ID.scope")" = \
 		"container_id:[$ID2] systemd_unit:[docker-$ID2.scope]" ]
 	[ "$(labels_of pod.scope/sshd.service)" = "systemd_unit:[pod.scope]" ]
-	! grep -qF "container_id:[$ID]" "$TMP/labels"
-	! grep -qF "systemd_unit:[sshd.service]" "$TMP/labels"
+	run ! grep -qF "container_id:[$ID]" "$TMP/labels"
+	run ! grep -qF "systemd_unit:[sshd.service]" "$TMP/labels"
 }
 
 @test "a delegated cgroup's names claim no other service or container (processes running at the start)" {

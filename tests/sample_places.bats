@@ -88,7 +88,7 @@ unique_program() {
 	# Without the cache it could not have been.
 	PROF_BUILD_ID_DIR=$TMP/empty prof-symbolize "$TMP/cap.prof" 2>"$TMP/err" | prof-fold > "$TMP/nocache"
 	grep -q "$NS_MNT/svc: No such file or directory; its frames stay unresolved" "$TMP/err"
-	! grep -q ';work ' "$TMP/nocache"
+	run ! grep -q ';work ' "$TMP/nocache"
 }
 
 @test "a chroot's program that differs from the host's at the same path: the host's file is refused, the cache resolves it" {

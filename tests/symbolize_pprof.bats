@@ -181,8 +181,9 @@ top_flat() {
 	pprof -traces "$TMP/p.pb.gz" | grep -A1 -E ' accumulate \(inline\)$' | grep -qE '^ +burn$'
 	# Without --inline: one line, the function the address is in.
 	prof-symbolize --no-debuginfod -f pprof "$TMP/cap.prof" > "$TMP/p1.pb.gz"
-	! pprof -raw "$TMP/p1.pb.gz" | grep -qE ' accumulate '
-	pprof -raw "$TMP/p1.pb.gz" | grep -qE '^1: .* \[FN\]$'
+	pprof -raw "$TMP/p1.pb.gz" > "$TMP/raw1"
+	run ! grep -qE ' accumulate ' "$TMP/raw1"
+	grep -qE '^1: .* \[FN\]$' "$TMP/raw1"
 }
 
 @test "cgroups: the event line's cgroup with --cgroup only, and the pprof labels" {
