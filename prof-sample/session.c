@@ -397,8 +397,9 @@ static void report_cache(const struct build_id_cache_stats *st, bool verbose)
 {
 	if (verbose)
 		warnx("build-id cache: %" PRIu64 " file(s) stored (%" PRIu64 " KiB in %.0f ms), "
-		      "%" PRIu64 " there already",
-		      st->stored, st->bytes >> 10, (double)st->ns / 1e6, st->present);
+		      "%" PRIu64 " there already, %" PRIu64 " mapping(s) of files whose owner could "
+		      "not be told",
+		      st->stored, st->bytes >> 10, (double)st->ns / 1e6, st->present, st->untold);
 	if (st->full)
 		warnx("build-id cache full: %" PRIu64 " file(s) not stored "
 		      "(raise --build-id-cache-size)",
