@@ -356,9 +356,14 @@ peak_rss() {
 	mkdir "$PUB/src" "$PUB/mnt"
 	cp "$PROF_WORKLOADS/nofp" "$PUB/src/app"
 	chown -R $USER_ID:$USER_ID "$PUB/src" "$PUB/mnt"
-	as_user bindfs -o allow_other "$PUB/src" "$PUB/mnt"
-	SERVER=$(pgrep -u $USER_ID -x bindfs)
-	[ -n "$SERVER" ]
+	# In the foreground, so that $! is the server.
+	setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups \
+		bindfs -f -o allow_other "$PUB/src" "$PUB/mnt" &
+	SERVER=$!
+	for _ in $(seq 50); do
+		[ -e "$PUB/mnt/app" ] && break
+		sleep 0.1
+	done
 	setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups "$PUB/mnt/app" 60 &
 	APID=$!
 	for _ in $(seq 50); do
