@@ -285,12 +285,14 @@ void capw_fork(struct cap_writer *w, uint32_t pid, uint32_t ppid)
 	finish(w, CAP_FORK);
 }
 
-void capw_cgroup(struct cap_writer *w, uint32_t pid, const char *path, size_t len)
+void capw_cgroup(struct cap_writer *w, uint32_t pid, const char *path, size_t len,
+		 uint16_t trusted)
 {
 	begin(w);
 	put_u32(w, pid);
 	/* A str holds 65535 bytes; the caller bounds paths far below. */
 	put_str(w, (struct cap_str){ path, (uint16_t)(len > UINT16_MAX ? UINT16_MAX : len) });
+	put_u16(w, trusted);
 	finish(w, CAP_CGROUP);
 }
 
@@ -446,6 +448,11 @@ static bool decode(struct cap_record *rec)
 		rec->u.stack.ips = take(&c, (size_t)rec->u.stack.nr * 8);
 		if (rec->u.stack.id == 0)
 			return false;
+		/* The whole record was checked; the root end is cut. */
+		if (rec->u.stack.nr > CAP_MAX_FRAMES) {
+			rec->u.stack.cut = rec->u.stack.nr - CAP_MAX_FRAMES;
+			rec->u.stack.nr = CAP_MAX_FRAMES;
+		}
 		break;
 	case CAP_SAMPLE: {
 		struct cap_sample *s = &rec->u.sample;
@@ -496,6 +503,7 @@ static bool decode(struct cap_record *rec)
 	case CAP_CGROUP:
 		rec->u.cgroup.pid = (uint32_t)get(&c, 4);
 		rec->u.cgroup.path = get_str(&c);
+		rec->u.cgroup.trusted = more(&c) ? (uint32_t)get(&c, 2) : CAP_CGROUP_ALL;
 		break;
 	case CAP_RAWSTACK: {
 		struct cap_rawstack *r = &rec->u.rawstack;

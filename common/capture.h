@@ -18,6 +18,12 @@
 #define CAP_BUILD_ID_MAX 64
 /* Most wakers a SAMPLE may name (--wakeup-depth stops lower). */
 #define CAP_MAX_WAKERS 8
+/* Most frames of a STACK a reader keeps, from the leaf: each frame costs
+ * its reader output (a line of text, a pprof location) in every sample
+ * and process state that uses the stack, so a record must not drive that
+ * without limit.  As deep as perf takes stacks by default, and as deep as
+ * prof-sample writes them (PROF_MAX_STACK); docs/FORMATS.md says more. */
+#define CAP_MAX_FRAMES 127
 
 enum cap_type {
 	CAP_INFO = 1,
@@ -102,6 +108,7 @@ struct cap_ksym {
 struct cap_stack {
 	uint32_t id, nr;
 	const uint8_t *ips; /* nr little-endian u64s; read with cap_stack_ip() */
+	uint32_t cut;	    /* frames past CAP_MAX_FRAMES, left out of nr */
 };
 
 enum cap_sample_kind {
@@ -153,7 +160,12 @@ struct cap_fork {
 struct cap_cgroup {
 	uint32_t pid;
 	struct cap_str path;
+	/* 1.5: how many of path's names, from the root, the sampled host's
+	 * cgroup manager made; CAP_CGROUP_ALL for a 1.4 record, which did
+	 * not say. */
+	uint32_t trusted;
 };
+#define CAP_CGROUP_ALL UINT32_MAX
 
 /* Longest cgroup path a writer records (the kernel's PATH_MAX). */
 #define CAP_CGROUP_PATH_MAX 4096
@@ -218,7 +230,8 @@ void capw_jsym(struct cap_writer *w, uint32_t pid, uint64_t start, uint64_t size
 
 void capw_rawstack(struct cap_writer *w, const struct cap_rawstack *r, const uint64_t *regs);
 void capw_fork(struct cap_writer *w, uint32_t pid, uint32_t ppid);
-void capw_cgroup(struct cap_writer *w, uint32_t pid, const char *path, size_t len);
+void capw_cgroup(struct cap_writer *w, uint32_t pid, const char *path, size_t len,
+		 uint16_t trusted);
 
 /* A cap_str for a C string (truncated at 65535 bytes). */
 struct cap_str cap_cstr(const char *s);

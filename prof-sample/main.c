@@ -21,6 +21,7 @@
 #include "options.h"
 #include "perf_events.h"
 #include "profile.skel.h"
+#include "recorder.h"
 #include "rotation.h"
 #include "session.h"
 #include "source.h"
@@ -177,12 +178,17 @@ int main(int argc, char **argv)
 							: EXIT_PARTIAL;
 	if (!failed) {
 		session_finish(&session);
-		if (opt.rotate ? !rotation_finish(&rot, session.out)
-			       : !output_close(session.out, opt.output))
+		if (opt.rotate
+			? !rotation_finish(&rot, session.out, recorder_stats(session.rec)->samples)
+			: !output_close(session.out, opt.output))
 			status = EXIT_USAGE;
 		session.out = NULL;
 	}
 	session_report(&session);
+	/* Files lost or not printed (their directory tampered with, say)
+	 * make the run's output partial. */
+	if (opt.rotate && rotation_report(&rot) && status == EXIT_OK)
+		status = EXIT_PARTIAL;
 
 cleanup:
 	perf_events_detach(&events);

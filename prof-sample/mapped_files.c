@@ -285,16 +285,16 @@ static int by_opener(struct mapped_files *mf, uint32_t pid, const struct mapping
 /* By its path, by the reader: only a file that can be told to be the
  * mapped one, and not a deleted one (the path is another file's). */
 static int by_path(struct mapped_files *mf, uint32_t pid, const struct mapping *m,
-		   struct mapped_file *f)
+		   struct mapped_file **file)
 {
 	char key[KEY_MAX];
 	size_t n = strlen(m->path), k = strlen(DELETED), klen = path_key(m, key);
-	struct mapped_file *known = lookup(mf, key, klen);
+	struct mapped_file *f = *file, *known = lookup(mf, key, klen);
 
+	if (known)
+		*file = f = known;
 	if (known && (known->fd >= 0 || known->pending || known->given_up))
 		return reuse(known);
-	if (known)
-		f = known;
 	if ((n >= k && strcmp(m->path + n - k, DELETED) == 0) || (!m->inode && !m->build_id_len) ||
 	    !klen) {
 		if (f)
@@ -302,7 +302,7 @@ static int by_path(struct mapped_files *mf, uint32_t pid, const struct mapping *
 		return -1;
 	}
 	if (!f)
-		f = add(mf, m);
+		*file = f = add(mf, m);
 	if (f->failed_ns && monotonic_ns() - f->failed_ns < RETRY_NS)
 		return -1;
 	index_as(mf, f, key, klen);
@@ -332,8 +332,12 @@ int mapped_files_open(struct mapped_files *mf, uint32_t pid, const struct mappin
 			*file = f;
 		return fd;
 	}
-	if (mf->reader)
-		return by_path(mf, pid, m, f);
+	if (mf->reader) {
+		fd = by_path(mf, pid, m, &f);
+		if (file)
+			*file = f;
+		return fd;
+	}
 	return f ? failed(mf, f, pid) : -1;
 }
 

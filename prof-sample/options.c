@@ -9,6 +9,7 @@
 #include "capture.h"
 #include "diag.h"
 #include "profile.h"
+#include "rotation.h"
 #include "unwind.h"
 
 static const char usage[] =
@@ -81,9 +82,10 @@ static const char usage[] =
 	"      --rotate SECS        a new capture file every SECS seconds (a whole\n"
 	"                           number), named by -o PATTERN and its strftime(3)\n"
 	"                           fields at the file's start (e.g.\n"
-	"                           /var/lib/prof/%Y%m%d-%H%M%S.cap); each finished\n"
-	"                           file's path is printed on stdout (a reader\n"
-	"                           gone from it ends the capture, status 2)\n"
+	"                           /var/lib/prof/%Y%m%d-%H%M%S.cap; none in its\n"
+	"                           directory); each finished file's path is\n"
+	"                           printed on stdout (a reader gone from it ends\n"
+	"                           the capture, status 2)\n"
 	"      --keep N             with --rotate, keep the newest N files this run\n"
 	"                           wrote, deleting older ones\n"
 	"  -q, --quiet              no progress line on a terminal\n"
@@ -92,9 +94,10 @@ static const char usage[] =
 	"  -V, --version            show the version and exit\n"
 	"\n"
 	"Exit status: 0 capture complete, 1 capture cut short (samples could not\n"
-	"be read), 2 usage error, the profiler could not start or the capture\n"
-	"(with --rotate, a file's path on stdout) could not be written; with\n"
-	"COMMAND, the command's own status unless prof-sample failed with 2.\n";
+	"be read; with --rotate, a file lost or not printed), 2 usage error, the\n"
+	"profiler could not start or the capture (with --rotate, a file's path on\n"
+	"stdout) could not be written; with COMMAND, the command's own status\n"
+	"unless prof-sample failed with 2.\n";
 
 static double parse_seconds(const char *arg, const char *what)
 {
@@ -412,6 +415,8 @@ void parse_options(int argc, char **argv, struct options *o)
 	if (o->rotate && (!o->output || strcmp(o->output, "-") == 0))
 		errx(EXIT_USAGE, "--rotate writes files: it needs -o PATTERN (stdout gets "
 				 "their names)");
+	if (o->rotate && !rotation_pattern_ok(o->output))
+		exit(EXIT_USAGE);
 	if (o->keep && !o->rotate)
 		errx(EXIT_USAGE, "--keep applies to --rotate");
 	if (optind < argc)

@@ -47,6 +47,7 @@ struct process {
 	uint64_t perf_map_interval;
 	bool cgroup_read;    /* cgroup below is what /proc said (NULL: nothing) */
 	char *cgroup;
+	uint16_t cgroup_trusted; /* how many of its names the host made */
 	uint64_t cgroup_file; /* the file it was reported in, plus one */
 	bool gone;	      /* not in /proc at the last file's start */
 };
@@ -425,24 +426,29 @@ const struct mapping *processes_maps(struct processes *ps, uint32_t pid, size_t 
 	return p->maps;
 }
 
-/* Once: a process moved later keeps the cgroup it was first seen in. */
-static void read_cgroup(struct process *p, uint32_t pid)
+/* Once: a process moved later keeps the cgroup it was first seen in.
+ * Its names are checked at once, while the cgroups exist (and, for the
+ * processes already running, while prof-sample may read every mark of
+ * delegation). */
+static void read_cgroup(struct processes *ps, struct process *p, uint32_t pid)
 {
 	if (p->cgroup_read || !pid)
 		return;
 	p->cgroup_read = true;
 	p->cgroup = proc_cgroup_read(pid);
+	if (p->cgroup && ps->cgroups)
+		p->cgroup_trusted = cgroup_trust_names(ps->cgroups, p->cgroup, strlen(p->cgroup));
 }
 
 void processes_cgroup(struct processes *ps, uint32_t pid)
 {
 	struct process *p = get(ps, pid);
 
-	read_cgroup(p, pid);
+	read_cgroup(ps, p, pid);
 	if (!p->cgroup || p->cgroup_file == ps->file + 1)
 		return;
 	p->cgroup_file = ps->file + 1;
-	ps->news->cgroup(ps->news->ctx, pid, p->cgroup, strlen(p->cgroup));
+	ps->news->cgroup(ps->news->ctx, pid, p->cgroup, strlen(p->cgroup), p->cgroup_trusted);
 }
 
 bool processes_sampled(struct processes *ps, uint32_t pid)
@@ -475,7 +481,7 @@ void processes_snapshot(struct processes *ps, uint32_t pid)
 
 	p->uid_known = perf_map_owner(pid, &p->uid);
 	p->snapshot = proc_maps_read(pid, from_proc_raw, &(struct proc_ctx){ ps, p, pid });
-	read_cgroup(p, pid);
+	read_cgroup(ps, p, pid);
 }
 
 void processes_snapshot_all(struct processes *ps)
@@ -496,6 +502,8 @@ void processes_snapshot_all(struct processes *ps)
 void processes_next_interval(struct processes *ps)
 {
 	ps->interval++;
+	if (ps->cgroups)
+		cgroup_trust_forget(ps->cgroups);
 }
 
 void processes_reap(struct processes *ps)

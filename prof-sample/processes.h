@@ -15,6 +15,7 @@
 
 #include "build_id.h"
 #include "build_id_cache.h"
+#include "cgroup_trust.h"
 #include "htab.h"
 #include "mapped_files.h"
 
@@ -38,8 +39,9 @@ struct process_news {
 	/* A symbol of pid's perf map (name is not NUL-terminated). */
 	void (*jit_symbol)(void *ctx, uint32_t pid, uint64_t start, uint64_t size,
 			   const char *name, size_t len);
-	/* pid's cgroup v2 path (not NUL-terminated). */
-	void (*cgroup)(void *ctx, uint32_t pid, const char *path, size_t len);
+	/* pid's cgroup v2 path (not NUL-terminated), of which the first
+	 * trusted names the host's cgroup manager made. */
+	void (*cgroup)(void *ctx, uint32_t pid, const char *path, size_t len, uint16_t trusted);
 };
 
 struct processes {
@@ -47,6 +49,7 @@ struct processes {
 	uint64_t generations; /* mapping-set versions handed out so far */
 	struct mapped_files *files;
 	struct build_id_cache *cache; /* NULL: none */
+	struct cgroup_trust *cgroups; /* NULL: no cgroup's name is trusted */
 	struct htab *byid;	      /* pid -> struct process */
 	uint64_t interval;	      /* drain intervals ended so far */
 	int tmp_dir;		      /* /tmp, where perf maps are, or -1 */
@@ -73,7 +76,8 @@ void processes_exit(struct processes *ps, uint32_t pid);
 bool processes_sampled(struct processes *ps, uint32_t pid);
 
 /* Reports pid's cgroup once per capture file, before its first sample
- * there: read when prof-sample first met the process, or now. */
+ * there: read when prof-sample first met the process, or now, and which
+ * of its names the host made checked then. */
 void processes_cgroup(struct processes *ps, uint32_t pid);
 
 /* Reports the symbols of pid's perf map added since the last call (at

@@ -55,11 +55,11 @@ static void on_jit_symbol(void *ctx, uint32_t pid, uint64_t start, uint64_t size
 	capw_jsym(&r->w, pid, start, size, name, len);
 }
 
-static void on_cgroup(void *ctx, uint32_t pid, const char *path, size_t len)
+static void on_cgroup(void *ctx, uint32_t pid, const char *path, size_t len, uint16_t trusted)
 {
 	struct recorder *r = ctx;
 
-	capw_cgroup(&r->w, pid, path, len);
+	capw_cgroup(&r->w, pid, path, len, trusted);
 }
 
 struct recorder *recorder_new(FILE *out, const char *out_path, struct kallsyms *ksyms,
@@ -114,6 +114,9 @@ static void write_ksyms(struct recorder *r, const uint64_t *ips, uint32_t nr)
 		}
 	}
 }
+
+/* Readers keep no more of a STACK: a deeper one would be cut. */
+_Static_assert(PROF_MAX_STACK <= CAP_MAX_FRAMES, "STACK records deeper than readers keep");
 
 uint32_t recorder_stack(struct recorder *r, uint64_t key, const uint64_t *ips, uint32_t nr)
 {

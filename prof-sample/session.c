@@ -53,6 +53,7 @@ bool session_open(struct session *s, struct profile_bpf *skel, const struct sour
 	s->opener.h.sock = -1;
 	s->cache.keeper.sock = -1;
 	s->sb.map_fd = -1;
+	s->cgroups.root = -1;
 	s->show_progress = !o->quiet && isatty(STDERR_FILENO);
 
 	have_ksyms = kallsyms_load(&s->ksyms, "/proc/kallsyms");
@@ -70,6 +71,11 @@ bool session_open(struct session *s, struct profile_bpf *skel, const struct sour
 	s->rec = recorder_new(out, o->output, have_ksyms ? &s->ksyms : NULL, &s->procs, o->verbose > 0);
 	processes_init(&s->procs, recorder_news(s->rec), &s->files);
 	s->procs.cache = s->have_cache ? &s->cache : NULL;
+	/* Opened while prof-sample may read every cgroup's marks: the
+	 * processes already running are checked before it gives that up. */
+	if (!cgroup_trust_open(&s->cgroups) && o->verbose)
+		warnx("no cgroup v2 mount: the profile will have no container or unit labels");
+	s->procs.cgroups = &s->cgroups;
 	s->start_ns = s->file_start_ns = monotonic_ns();
 	s->have_sideband = sideband_open(&s->sb, &s->procs) == 0;
 	if (!s->have_sideband)
@@ -96,6 +102,7 @@ void session_close(struct session *s)
 	mapped_files_free(&s->files);
 	opener_stop(&s->opener);
 	build_id_cache_stop(&s->cache);
+	cgroup_trust_close(&s->cgroups);
 	kallsyms_free(&s->ksyms);
 }
 
@@ -247,7 +254,7 @@ static bool rotate(struct session *s)
 	uint64_t now = monotonic_ns();
 
 	recorder_end(s->rec, now - s->file_start_ns);
-	if (!rotation_finish(s->rot, s->out)) {
+	if (!rotation_finish(s->rot, s->out, recorder_stats(s->rec)->samples)) {
 		s->out = NULL;
 		return false;
 	}
@@ -390,8 +397,9 @@ static void report_cache(const struct build_id_cache_stats *st, bool verbose)
 {
 	if (verbose)
 		warnx("build-id cache: %" PRIu64 " file(s) stored (%" PRIu64 " KiB in %.0f ms), "
-		      "%" PRIu64 " there already",
-		      st->stored, st->bytes >> 10, (double)st->ns / 1e6, st->present);
+		      "%" PRIu64 " there already, %" PRIu64 " mapping(s) of files whose owner could "
+		      "not be told",
+		      st->stored, st->bytes >> 10, (double)st->ns / 1e6, st->present, st->untold);
 	if (st->full)
 		warnx("build-id cache full: %" PRIu64 " file(s) not stored "
 		      "(raise --build-id-cache-size)",

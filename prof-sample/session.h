@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "build_id_cache.h"
+#include "cgroup_trust.h"
 #include "kallsyms.h"
 #include "mapped_files.h"
 #include "opener.h"
@@ -34,6 +35,7 @@ struct session {
 	struct kallsyms ksyms;
 	struct opener opener;
 	struct build_id_cache cache;
+	struct cgroup_trust cgroups;
 	bool have_cache, have_sideband, show_progress;
 	struct mapped_files files;
 	struct processes procs;

@@ -7,7 +7,7 @@ var searchBtn = doc.getElementById("search"), icBtn = doc.getElementById("ignore
 var matchedTxt = doc.getElementById("matched"), nametype = details.getAttribute("data-nametype") || "";
 var nodes = [], fx, fw, fd, names = [], labels = [], classes = [], state, matched, N = 0;
 var inited = false, hasDataName = false, warmed = 0;
-var zoomed = -1, term = null, ignoreCase = false, matchCount = 0;
+var zoomed = -1, term = null, termFromLink = false, ignoreCase = false, matchCount = 0;
 var charW = C.fontsize * C.fontwidth, full = C.width - 2 * C.xpad;
 
 function init() {
@@ -189,7 +189,7 @@ function zoom(z) {
 	}
 	zoomed = fd[z] === 0 ? -1 : z;
 	unzoomBtn.classList.toggle("hide", zoomed < 0);
-	if (term !== null) search(term);
+	if (term !== null) search(term, termFromLink);
 	saveState();
 }
 
@@ -203,30 +203,294 @@ function view() {
 	return N ? [fx[z], fw[z]] : [0, 1];
 }
 
-/* Whether a pattern that came with a link may run as a regular expression:
- * one the viewer did not type could backtrack for hours on long names
- * ((a+)+$, a*a*a*b).  Allowed: at most one unbounded quantifier, no
- * quantified group, no backreference; anything else matches as text. */
-function linkSafe(t) {
-	var i, c, unbounded = 0, inClass = false, m;
-	for (i = 0; i < t.length; i++) {
-		c = t.charAt(i);
-		if (c === "\\") {
-			if (/[1-9k]/.test(t.charAt(i + 1))) return false;
+/*
+ * A pattern that came with a link is someone else's choice, and
+ * JavaScript's regular expressions backtrack: (a+)+$ or .?.?...#, on a
+ * long name, would hang the viewer's tab.  Such a pattern is compiled
+ * here into a Thompson NFA and run as a set of states, each instruction
+ * taken at most once per character: time pattern x name, whatever the
+ * pattern.  The subset is what searches use: literals and escapes, ., [...],
+ * ^ $ \b \B, groups, |, * + ? {n,m}; counts are unrolled, up to LINK_MAX
+ * instructions.  For anything else (backreferences, lookaround, a longer
+ * program) linkRegex returns null, and the pattern is matched as text.
+ */
+var LINK_MAX = 500;
+var ESC = { d: [48, 57], s: [9, 13, 32, 32, 160, 160, 0x1680, 0x1680, 0x2000, 0x200a,
+	0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000, 0xfeff, 0xfeff],
+	w: [48, 57, 65, 90, 95, 95, 97, 122] };
+var QUANT = /(?:([*+?])|\{(\d+)(?:(,)(\d*))?\})\??/y;
+
+/* The complement of the sorted ranges r among the UTF-16 code units, which
+ * are what a pattern without the u flag matches. */
+function comp(r) {
+	var o = [], lo = 0, k;
+	for (k = 0; k < r.length; k += 2) {
+		if (r[k] > lo) o.push(lo, r[k] - 1);
+		lo = r[k + 1] + 1;
+	}
+	if (lo <= 0xffff) o.push(lo, 0xffff);
+	return o;
+}
+
+function set(r, neg) {
+	return { op: "set", r: r, neg: neg };
+}
+
+function linkRegex(t, ic) {
+	var i = 0, prog = [];
+	function no() { throw new Error("outside the subset"); }
+	function lit(c) { return set([c, c], false); }
+	function esc(inClass) {
+		var c = t.charAt(i++), k, m;
+		if (ESC[c.toLowerCase()]) {
+			k = ESC[c.toLowerCase()];
+			return set(c === c.toLowerCase() ? k : comp(k), false);
+		}
+		if (c === "b" || c === "B") return inClass ? c === "b" ? lit(8) : no() : { op: "as", as: c };
+		if ((k = "fnrtv".indexOf(c)) >= 0) return lit([12, 10, 13, 9, 11][k]);
+		if (c === "x" || c === "u") {
+			k = c === "x" ? 2 : 4;
+			m = t.substring(i, i + k);
+			if (m.length < k || /[^0-9A-Fa-f]/.test(m)) no();
+			i += k;
+			return lit(parseInt(m, 16));
+		}
+		if (c === "0" && !/\d/.test(t.charAt(i))) return lit(0);
+		/* Backreferences, octal, \c, \k, \p, and what may mean more later. */
+		if (c === "" || /[A-Za-z0-9]/.test(c)) no();
+		return lit(c.charCodeAt(0));
+	}
+	/* A class member's ranges (\B, the only assertion, is no()). */
+	function member() {
+		if (i >= t.length) no();
+		if (t.charAt(i) !== "\\") return lit(t.charCodeAt(i++)).r;
+		i++;
+		return esc(true).r;
+	}
+	function cls() {
+		var neg = t.charAt(i) === "^", r = [], a, b;
+		if (neg) i++;
+		while (t.charAt(i) !== "]") {
+			a = member();
+			if (t.charAt(i) === "-" && i + 1 < t.length && t.charAt(i + 1) !== "]") {
+				i++;
+				b = member();
+				/* Without the u flag, [\d-z] is \d, - and z. */
+				if (a.length > 2 || a[0] !== a[1] || b.length > 2 || b[0] !== b[1]) a = a.concat(45, 45, b);
+				else if (a[0] <= b[0]) a = [a[0], b[0]];
+				else no();
+			}
+			r.push.apply(r, a);
+		}
+		i++;
+		return set(r, neg);
+	}
+	function atom() {
+		var c = t.charAt(i++), x;
+		if (c === "(") {
+			if (t.charAt(i) === "?") {
+				if (t.charAt(i + 1) === ":") i += 2;
+				else no();
+			}
+			x = alt();
+			if (t.charAt(i++) !== ")") no();
+			return x;
+		}
+		if (c === "[") return cls();
+		if (c === ".") return set([10, 10, 13, 13, 0x2028, 0x2029], true); /* not a line end */
+		if (c === "^" || c === "$") return { op: "as", as: c };
+		if (c === "\\") return esc(false);
+		QUANT.lastIndex = i - 1;
+		if ("*+?)|".indexOf(c) >= 0 || c === "{" && QUANT.test(t)) no();
+		return lit(c.charCodeAt(0));
+	}
+	function cat() {
+		var a = [], x, m;
+		while (i < t.length && t.charAt(i) !== "|" && t.charAt(i) !== ")") {
+			x = atom();
+			QUANT.lastIndex = i;
+			if ((m = QUANT.exec(t))) {
+				if (x.op === "as") no();
+				i = QUANT.lastIndex;
+				x = { op: "rep", x: x, min: m[1] ? +(m[1] === "+") : +m[2],
+					max: m[1] ? m[1] === "?" ? 1 : Infinity : m[3] ? m[4] === "" ? Infinity : +m[4] : +m[2] };
+				if (x.min > x.max) no();
+			}
+			a.push(x);
+		}
+		return { op: "cat", a: a };
+	}
+	function alt() {
+		var a = [cat()];
+		while (t.charAt(i) === "|") {
 			i++;
-		} else if (inClass) {
-			if (c === "]") inClass = false;
-		} else if (c === "[") {
-			inClass = true;
-		} else if (c === "*" || c === "+" || c === "?" || c === "{") {
-			if (c === "?" && t.charAt(i - 1) === "(") continue; /* (?: (?= ... */
-			if (t.charAt(i - 1) === ")") return false;
-			m = c === "{" ? /^\{(\d+)(,(\d*))?\}/.exec(t.substring(i)) : null;
-			if (c === "*" || c === "+" || (m && m[2] && (m[3] === "" || +m[3] > 16)))
-				unbounded++;
+			a.push(cat());
+		}
+		return a.length > 1 ? { op: "alt", a: a } : a[0];
+	}
+	/* Jumps and splits are { x } and { x, y }; a split tries both. */
+	function emit(x) {
+		var k, p, opt, ends = [];
+		if (prog.length > LINK_MAX) no();
+		if (x.op === "cat") {
+			for (k = 0; k < x.a.length; k++) emit(x.a[k]);
+		} else if (x.op === "alt") {
+			for (k = 0; k < x.a.length; k++) {
+				if (k === x.a.length - 1) {
+					emit(x.a[k]);
+					break;
+				}
+				p = prog.push({ op: "split", x: prog.length + 1 }) - 1;
+				emit(x.a[k]);
+				ends.push(prog.push({ op: "jmp" }) - 1);
+				prog[p].y = prog.length;
+			}
+			for (k = 0; k < ends.length; k++) prog[ends[k]].x = prog.length;
+		} else if (x.op === "rep") {
+			/* x{2,4} is x x x? x?, x{2,} is x x x*.  Each pass adds
+			 * to the program, which LINK_MAX bounds, unless the body is
+			 * empty, and then its count makes no difference. */
+			for (k = 0; k < x.max; k++) {
+				p = prog.length;
+				opt = k >= x.min;
+				if (opt) prog.push({ op: "split", x: p + 1 });
+				emit(x.x);
+				if (prog.length === p + (opt ? 1 : 0)) {
+					prog.length = p;
+					return;
+				}
+				if (!opt) continue;
+				if (x.max === Infinity) prog.push({ op: "jmp", x: p });
+				prog[p].y = prog.length;
+				if (x.max === Infinity) return;
+			}
+		} else {
+			prog.push(x);
 		}
 	}
-	return unbounded <= 1;
+	try {
+		if (t.length > LINK_MAX) no();
+		emit(alt());
+		if (i < t.length || prog.length > LINK_MAX) no();
+	} catch (e) {
+		return null;
+	}
+	prog.push({ op: "match" });
+	return nfa(prog, ic);
+}
+
+/* ECMAScript's Canonicalize for /i without /u, for every code unit, and
+ * the code units that fold to each of the few that others fold to. */
+var canonT = null, foldsTo = {};
+
+function caseTables() {
+	var k, s, u;
+	canonT = new Uint16Array(65536);
+	for (k = 0; k < 65536; k++) {
+		s = String.fromCharCode(k).toUpperCase();
+		u = s.charCodeAt(0);
+		canonT[k] = s.length === 1 && !(k >= 128 && u < 128) ? u : k;
+	}
+	for (k = 0; k < 65536; k++)
+		if (canonT[k] !== k) (foldsTo[canonT[k]] = foldsTo[canonT[k]] || []).push(k);
+}
+
+function inRanges(r, c) {
+	for (var k = 0; k < r.length; k += 2)
+		if (c >= r[k] && c <= r[k + 1]) return true;
+	return false;
+}
+
+/* A set matches c under /i when one of its members folds as c does. */
+function hit(o, c, ic) {
+	var f = inRanges(o.r, c), u, e, k;
+	if (!f && ic) {
+		if (!canonT) caseTables();
+		u = canonT[c];
+		f = canonT[u] === u && inRanges(o.r, u);
+		for (e = foldsTo[u] || [], k = 0; !f && k < e.length; k++) f = inRanges(o.r, e[k]);
+	}
+	return f !== o.neg;
+}
+
+/*
+ * The NFA run over a name as RegExp.test would, from every position at
+ * once, kept in typed arrays: op, x, y per instruction, and for each set
+ * its answer for every ASCII code unit.  mark[pc] === gen once pc is in
+ * the states of the position being reached.  A name's answer is kept:
+ * frames repeat names, and a zoom searches again.
+ */
+var OPS = { set: 0, split: 1, jmp: 2, match: 3, "^": 4, $: 5, b: 6, B: 7 };
+
+function nfa(prog, ic) {
+	var n = prog.length, op = new Uint8Array(n), x = new Int32Array(n), y = new Int32Array(n);
+	var ascii = [], mark = new Float64Array(n), gen = 0, stack = new Int32Array(2 * n + 1);
+	var cur = new Int32Array(n), next = new Int32Array(n), ncur, nnext, s = "", i = 0, pc, c, o;
+	var memo = new Map();
+	for (pc = 0; pc < n; pc++) {
+		o = prog[pc];
+		op[pc] = OPS[o.op === "as" ? o.as : o.op];
+		x[pc] = o.x;
+		y[pc] = o.y;
+		if (o.op === "set" && !o.ascii) {
+			o.ascii = new Uint8Array(128);
+			for (c = 0; c < 128; c++) o.ascii[c] = hit(o, c, ic) ? 1 : 0;
+		}
+		ascii[pc] = o.ascii;
+	}
+	function word(k) {
+		return k >= 0 && k < s.length && inRanges(ESC.w, s.charCodeAt(k));
+	}
+	/* Adds pc to next, following jumps, splits and assertions at i. */
+	function add(pc) {
+		var sp = 0, o;
+		stack[sp++] = pc;
+		while (sp) {
+			pc = stack[--sp];
+			if (mark[pc] === gen) continue;
+			mark[pc] = gen;
+			o = op[pc];
+			if (o === 0) next[nnext++] = pc;
+			else if (o === 1) {
+				stack[sp++] = y[pc];
+				stack[sp++] = x[pc];
+			} else if (o === 2) stack[sp++] = x[pc];
+			else if (o === 3) return true;
+			else if (o === 4 ? i === 0 : o === 5 ? i === s.length : (word(i - 1) !== word(i)) === (o === 6))
+				stack[sp++] = pc + 1;
+		}
+		return false;
+	}
+	function run() {
+		var k, t;
+		i = 0;
+		gen++;
+		nnext = 0;
+		if (add(0)) return true;
+		while (i < s.length) {
+			t = cur;
+			cur = next;
+			next = t;
+			ncur = nnext;
+			nnext = 0;
+			c = s.charCodeAt(i++);
+			gen++;
+			for (k = 0; k < ncur; k++) {
+				pc = cur[k];
+				if ((c < 128 ? ascii[pc][c] : hit(prog[pc], c, ic)) && add(pc + 1)) return true;
+			}
+			if (add(0)) return true;
+		}
+		return false;
+	}
+	return function (name) {
+		var r = memo.get(name);
+		if (r === undefined) {
+			s = name;
+			memo.set(name, r = run());
+		}
+		return r;
+	};
 }
 
 function setMatch(j, m) {
@@ -235,20 +499,33 @@ function setMatch(j, m) {
 	setClass(j);
 }
 
+var linked = null; /* the link's pattern, compiled, with its answers */
+
+/* A pattern that came with the link keeps that origin when a zoom or the
+ * case button searches again: only one the viewer typed runs as a RegExp. */
 function search(t, fromLink) {
 	ready();
-	var re, j, v = view(), lo = v[0], hi = v[0] + v[1], asText = fromLink && !linkSafe(t);
+	var re, test = null, j, v = view(), lo = v[0], hi = v[0] + v[1], flags = ignoreCase ? "i" : "";
 	try {
-		re = new RegExp(asText ? t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : t, ignoreCase ? "i" : "");
+		re = new RegExp(t, flags);
 	} catch (e) {
 		matchedTxt.textContent = "Invalid regular expression";
 		return;
 	}
+	if (fromLink) {
+		if (!linked || linked.t !== t || linked.ic !== ignoreCase)
+			linked = { t: t, ic: ignoreCase, test: linkRegex(t, ignoreCase) };
+		test = linked.test;
+	}
+	var asText = fromLink && !test;
+	if (asText) re = new RegExp(t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), flags);
+	if (!test) test = function (s) { return re.test(s); };
 	term = t;
+	termFromLink = !!fromLink;
 	matchCount = 0;
 	var a = new Float64Array(N), b = new Float64Array(N), hits = [];
 	for (j = 0; j < N; j++) {
-		var m = re.test(nameOf(j)) ? 1 : 0;
+		var m = test(nameOf(j)) ? 1 : 0;
 		setMatch(j, m);
 		if (!m) continue;
 		matchCount++;
@@ -292,7 +569,8 @@ function resetSearch() {
 function askSearch() {
 	var t = window.prompt("Enter a search term (regexp allowed, eg: ^ext4_)", term === null ? "" : term);
 	if (t === null) return;
-	if (t === "") resetSearch(); else search(t);
+	/* Accepting the link's pattern unchanged is not typing it. */
+	if (t === "") resetSearch(); else search(t, termFromLink && t === term);
 }
 
 function saveState() {
@@ -353,7 +631,7 @@ searchBtn.addEventListener("click", function () {
 icBtn.addEventListener("click", function () {
 	ignoreCase = !ignoreCase;
 	icBtn.classList.toggle("show", ignoreCase);
-	if (term !== null) search(term); else saveState();
+	if (term !== null) search(term, termFromLink); else saveState();
 });
 window.addEventListener("keydown", function (e) {
 	if ((e.ctrlKey || e.metaKey) && (e.key === "f" || e.key === "F") || e.key === "F3") {
@@ -402,6 +680,6 @@ window.addEventListener("resize", keepControls);
 restoreState();
 showRoots();
 idle(warm);
-window.fg = { zoom: zoom, unzoom: unzoom, search: search, resetSearch: resetSearch,
+window.fg = { zoom: zoom, unzoom: unzoom, search: search, resetSearch: resetSearch, linkRegex: linkRegex,
 	frames: function () { ready(); return N; }, zoomed: function () { return zoomed; } };
 })();

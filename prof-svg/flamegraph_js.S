@@ -8,7 +8,7 @@
  * svg_write.c puts it in a CDATA section after a "fgConf" object of
  * numbers.  It reads frame geometry from the data-x/-w/-d attributes
  * (sample units) and never builds markup from text: names only reach
- * textContent and RegExp.  A zoom changes one transform on #frames and
+ * textContent, RegExp and the linear-time matcher of a link's search.  A zoom changes one transform on #frames and
  * rewrites only the labels wide enough to show, so it stays fast with
  * 100,000 frames.
  *

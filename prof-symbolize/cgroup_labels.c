@@ -61,28 +61,41 @@ static bool user_manager(const char *c, size_t len)
 	return d > n && d == len - 8;
 }
 
-bool cgroup_container_id(const char *path, char id[CONTAINER_ID_LEN + 1])
+/* The names of a path are what lies between its slashes, the first after
+ * its leading one (docs/FORMATS.md section 1, CGROUP's trusted). */
+static const char *first_name(const char *path)
+{
+	return path + (path[0] == '/');
+}
+
+static const char *next_name(const char *c, size_t len)
+{
+	return c + len + (c[len] == '/');
+}
+
+bool cgroup_container_id(const char *path, uint32_t trusted, char id[CONTAINER_ID_LEN + 1])
 {
 	bool found = false;
+	const char *c = first_name(path);
 
-	for (const char *c = path; *c;) {
+	for (uint32_t i = 0; i < trusted && *c; i++) {
 		size_t len = strcspn(c, "/");
 
 		if (user_manager(c, len))
 			break;
-		/* The last one: a container's own cgroups may nest. */
+		/* The last one: containers may nest. */
 		if (len && component_id(c, len, id))
 			found = true;
-		c += len + (c[len] == '/');
+		c = next_name(c, len);
 	}
 	return found;
 }
 
-const char *cgroup_systemd_unit(const char *path, size_t *len)
+const char *cgroup_systemd_unit(const char *path, uint32_t trusted, size_t *len)
 {
-	const char *unit = NULL;
+	const char *unit = NULL, *c = first_name(path);
 
-	for (const char *c = path; *c;) {
+	for (uint32_t i = 0; i < trusted && *c; i++) {
 		size_t n = strcspn(c, "/");
 
 		if ((n > 8 && memcmp(c + n - 8, ".service", 8) == 0) ||
@@ -92,7 +105,7 @@ const char *cgroup_systemd_unit(const char *path, size_t *len)
 		}
 		if (user_manager(c, n))
 			break;
-		c += n + (c[n] == '/');
+		c = next_name(c, n);
 	}
 	return unit;
 }

@@ -30,6 +30,7 @@ struct frames_text {
 	struct buf event;
 	uint32_t event_pid, event_tid;
 	uint64_t event_comms; /* s->comms then: the name it has is the same */
+	size_t cached;	      /* bytes of stack text cached */
 };
 
 /* A stack's text as the sink caches it. */
@@ -40,6 +41,12 @@ struct stack_text {
 
 /* Written out when this much is held, between samples. */
 #define TEXT_FLUSH (1u << 16)
+
+/* Most stack text cached; stacks past it are formatted at each use.  A
+ * stack's text is cached per process state (pid, mappings), and how many
+ * of those there are is the capture's choice: two SAMPLE records of a new
+ * pid make one more. */
+#define TEXT_CACHE_MAX (64u << 20)
 
 __attribute__((noinline)) static void buf_grow(struct buf *b, size_t n)
 {
@@ -201,8 +208,9 @@ static void put_stack(struct frames_text *t, struct symbolizer *s, uint32_t pid,
 	f = symbolizer_frames(s, pid, id, kernel, first, &n);
 	for (size_t i = 0; i < n; i++)
 		put_frame_line(t, b, &f[i]);
-	if (first)
+	if (first || t->cached + sizeof(*cached) + b->len - start > TEXT_CACHE_MAX)
 		return;
+	t->cached += sizeof(*cached) + b->len - start;
 	cached = xmalloc(sizeof(*cached) + b->len - start);
 	cached->len = b->len - start;
 	memcpy(cached->s, b->p + start, cached->len);
@@ -274,7 +282,7 @@ static void text_sample(struct sink *k, struct symbolizer *s, const struct cap_s
 			uint64_t count)
 {
 	struct frames_text *t = (struct frames_text *)k;
-	const char *cgroup = t->cgroup ? symbolizer_cgroup(s, smp->pid) : NULL;
+	const char *cgroup = t->cgroup ? symbolizer_cgroup(s, smp->pid, NULL) : NULL;
 	const char *event = smp->kind == CAP_OFF_CPU ? EVENT_OFF_CPU : EVENT_ON_CPU;
 	struct buf *b = &t->text;
 
@@ -363,7 +371,7 @@ struct sink *frames_text_new(FILE *out, const struct symbolize_opts *opt)
 {
 	struct frames_text *t = xcalloc(1, sizeof(*t));
 
-	t->sink = (struct sink){ text_unit, text_sample, text_finish, text_free };
+	t->sink = (struct sink){ text_unit, text_sample, text_finish, text_free, free };
 	t->out = out;
 	t->demangle = opt->demangle;
 	t->lines = opt->lines;

@@ -47,8 +47,9 @@ static const char usage[] =
 	"  -V, --version          show the version and exit\n"
 	"\n"
 	"Exit status: 0 success, 1 the capture was truncated or corrupt (everything\n"
-	"before the damage was symbolized), 2 usage error, not a capture, or\n"
-	"unwritable output (a pprof profile to a terminal included).\n";
+	"before the damage was symbolized) or some of it was left out, 2 usage\n"
+	"error, not a capture, or unwritable output (a pprof profile to a terminal\n"
+	"included).\n";
 
 struct options {
 	const char *input, *output;
@@ -215,6 +216,18 @@ static bool report_counts(const struct symbolizer *s, const char *name)
 	return !s->no_period && !s->off_cpu_unexpected && !s->saturated;
 }
 
+/* STACK records deeper than a reader keeps (docs/FORMATS.md): their
+ * frames toward the root are in no output.  Returns false if there were
+ * any. */
+static bool report_cut(const struct symbolizer *s, const char *name)
+{
+	if (s->stacks_cut)
+		warnx("%s: %" PRIu64 " stacks deeper than %u frames cut there (%" PRIu64
+		      " frames toward their roots left out)",
+		      name, s->stacks_cut, CAP_MAX_FRAMES, s->frames_cut);
+	return !s->stacks_cut;
+}
+
 static void report(const struct symbolizer *s, bool verbose)
 {
 	uint64_t truncated = s->lost[CAP_LOSS_TRUNC_NO_CFI] + s->lost[CAP_LOSS_TRUNC_STACK] +
@@ -295,6 +308,8 @@ int main(int argc, char **argv)
 	}
 	symbolizer_finish(&s);
 	if (!report_counts(&s, name))
+		status = EXIT_PARTIAL;
+	if (!report_cut(&s, name))
 		status = EXIT_PARTIAL;
 	if (status == EXIT_OK && s.samples == 0)
 		warnx("%s: the capture holds no samples (its targets never ran on a CPU%s)", name,

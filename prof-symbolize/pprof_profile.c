@@ -54,13 +54,32 @@ static const char *const label_keys[] = { "pid",	  "tid",	  "comm", "cgroup",
 					  "container_id", "systemd_unit", "waker" };
 #define NLABELS (sizeof(label_keys) / sizeof(label_keys[0]))
 
-void pprof_init(struct pprof *p)
+/* What the profile holds at most: the capture decides how many distinct
+ * locations, stacks and samples there are (a SAMPLE may name a stack in a
+ * process state of its own, whose every frame is then a new location),
+ * so they are bounded here.  Past a bound the profile stays what it says:
+ * a location made again has a new id, and a sample written out and met
+ * again is written again, which readers add up. */
+#define MAX_LOCATIONS (1u << 20) /* about 90 MB */
+#define MAX_STACK_IDS (1u << 22) /* location ids in stacks: 32 MB, and their table */
+#define MAX_SAMPLES (1u << 20)	 /* about 110 MB */
+
+/* Pieces of the encoded profile are handed on at this size or more. */
+#define ENCODE_FLUSH (1u << 16)
+
+void pprof_init(struct pprof *p, void (*write)(void *ctx, const uint8_t *data, size_t len),
+		void *ctx)
 {
 	memset(p, 0, sizeof(*p));
+	p->out = (struct pb){ .write = write, .ctx = ctx };
+	p->max_locations = MAX_LOCATIONS;
+	p->max_stack_ids = MAX_STACK_IDS;
+	p->max_samples = MAX_SAMPLES;
 	p->strings = htab_new();
 	p->mappings = htab_new();
 	p->functions = htab_new();
 	p->locations = htab_new();
+	p->stacks = htab_new();
 	p->samples = htab_new();
 	pprof_string(p, "", 0);
 	for (size_t i = 0; i < NLABELS; i++)
@@ -73,9 +92,11 @@ void pprof_free(struct pprof *p)
 	htab_free(p->mappings);
 	htab_free(p->functions);
 	htab_free(p->locations);
+	htab_free(p->stacks);
 	htab_free(p->samples);
 	free(p->maps);
 	free(p->values);
+	pb_free(&p->out);
 }
 
 /* The id of key in h: its place in insertion order, from 1.  *created
@@ -143,13 +164,35 @@ uint64_t pprof_function(struct pprof *p, uint64_t name, uint64_t system_name, ui
 	return intern(p->functions, key, sizeof(key), &created);
 }
 
+static void encode_location(struct pb *b, uint64_t id, const uint64_t *k, size_t n)
+{
+	size_t at = pb_begin(b, PROFILE_LOCATION);
+
+	pb_uint(b, LOCATION_ID, id);
+	if (k[0])
+		pb_uint(b, LOCATION_MAPPING_ID, k[0]);
+	if (k[1])
+		pb_uint(b, LOCATION_ADDRESS, k[1]);
+	for (size_t l = 2; l + 1 < n; l += 2) {
+		size_t lat = pb_begin(b, LOCATION_LINE);
+		pb_uint(b, LINE_FUNCTION_ID, k[l]);
+		if (k[l + 1])
+			pb_uint(b, LINE_LINE, k[l + 1]);
+		pb_end(b, lat);
+	}
+	pb_end(b, at);
+	pb_flush(b, ENCODE_FLUSH);
+}
+
+/* Locations are written when made, so the table only finds them again:
+ * when it is full it starts over. */
 uint64_t pprof_location(struct pprof *p, uint64_t mapping, uint64_t address, const uint64_t *lines,
 			size_t nlines)
 {
 	uint64_t stack[2 + 2 * 16], *key = stack;
 	size_t n = 2 + 2 * nlines;
+	struct htab_entry *e;
 	bool created;
-	uint64_t id;
 
 	if (n > sizeof(stack) / sizeof(stack[0]))
 		key = xreallocarray(NULL, n, sizeof(*key));
@@ -157,14 +200,22 @@ uint64_t pprof_location(struct pprof *p, uint64_t mapping, uint64_t address, con
 	key[1] = address;
 	if (nlines) /* an unresolved location has none, and maybe no array */
 		memcpy(key + 2, lines, 2 * nlines * sizeof(*lines));
-	id = intern(p->locations, key, n * sizeof(*key), &created);
-	if (created && mapping) {
-		p->maps[mapping - 1].resolved += nlines > 0;
-		p->maps[mapping - 1].unresolved += nlines == 0;
+	if (htab_count(p->locations) >= p->max_locations) {
+		htab_free(p->locations);
+		p->locations = htab_new();
+	}
+	e = htab_upsert(p->locations, key, n * sizeof(*key), &created);
+	if (created) {
+		e->val.u = ++p->nlocations;
+		encode_location(&p->out, e->val.u, key, n);
+		if (mapping) {
+			p->maps[mapping - 1].resolved += nlines > 0;
+			p->maps[mapping - 1].unresolved += nlines == 0;
+		}
 	}
 	if (key != stack)
 		free(key);
-	return id;
+	return e->val.u;
 }
 
 static uint64_t add_sat(uint64_t a, uint64_t b)
@@ -172,19 +223,31 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-void pprof_sample(struct pprof *p, const struct pprof_labels *labels, const uint64_t *locs,
-		  size_t nlocs, const uint64_t values[2])
+uint64_t pprof_stack(struct pprof *p, const uint64_t *locs, size_t nlocs)
 {
-	size_t n = NLABELS + nlocs;
-	uint64_t *key = xreallocarray(NULL, n, sizeof(*key));
+	bool created;
+	uint64_t id;
+
+	id = intern(p->stacks, nlocs ? locs : (const void *)"", nlocs * sizeof(*locs), &created);
+	if (created)
+		p->stack_ids += nlocs;
+	return id;
+}
+
+void pprof_sample(struct pprof *p, const struct pprof_labels *labels,
+		  const uint64_t stacks[PPROF_SAMPLE_STACKS], const uint64_t values[2])
+{
+	struct htab_entry *st = htab_entries(p->stacks);
+	uint64_t key[NLABELS + PPROF_SAMPLE_STACKS];
 	bool created;
 	uint64_t i;
 
 	memcpy(key, labels, sizeof(*labels));
-	if (nlocs) /* every stack of the sample lost */
-		memcpy(key + NLABELS, locs, nlocs * sizeof(*locs));
-	i = intern(p->samples, key, n * sizeof(*key), &created) - 1;
-	free(key);
+	/* A stack of no frames is none: the sample's locations are the
+	 * same. */
+	for (size_t j = 0; j < PPROF_SAMPLE_STACKS; j++)
+		key[NLABELS + j] = stacks[j] && st[stacks[j] - 1].len ? stacks[j] : 0;
+	i = intern(p->samples, key, sizeof(key), &created) - 1;
 	if (created) {
 		if (i >= p->values_cap) {
 			p->values_cap = p->values_cap ? 2 * p->values_cap : 256;
@@ -223,17 +286,41 @@ static uint64_t clamp(uint64_t v)
 	return v > INT64_MAX ? INT64_MAX : v;
 }
 
-static void encode_samples(struct pprof *p, struct pb *b, uint64_t **buf, size_t *cap)
+/* A sample's locations: its stacks', one after another, in *buf. */
+static size_t sample_locations(struct pprof *p, const uint64_t *stacks, uint64_t **buf, size_t *cap)
+{
+	struct htab_entry *st = htab_entries(p->stacks);
+	size_t n = 0;
+
+	for (size_t j = 0; j < PPROF_SAMPLE_STACKS; j++) {
+		if (!stacks[j])
+			continue;
+		const struct htab_entry *e = &st[stacks[j] - 1];
+		size_t len = e->len / sizeof(uint64_t);
+		if (n + len > *cap) {
+			*cap = 2 * (n + len);
+			*buf = xreallocarray(*buf, *cap, sizeof(**buf));
+		}
+		memcpy(*buf + n, e->key, e->len);
+		n += len;
+	}
+	return n;
+}
+
+static void encode_samples(struct pprof *p)
 {
 	struct htab_entry *e = htab_entries(p->samples);
-	size_t n;
+	uint64_t k[NLABELS + PPROF_SAMPLE_STACKS], *locs = NULL;
+	size_t nlocs, cap = 0;
+	struct pb *b = &p->out;
 
 	for (size_t i = 0; i < htab_count(p->samples); i++) {
-		uint64_t *k = key_of(&e[i], buf, cap, &n);
 		uint64_t v[2] = { clamp(p->values[i][0]), clamp(p->values[i][1]) };
 		size_t at = pb_begin(b, PROFILE_SAMPLE);
 
-		pb_packed(b, SAMPLE_LOCATION_ID, k + NLABELS, n - NLABELS);
+		memcpy(k, e[i].key, sizeof(k));
+		nlocs = sample_locations(p, k + NLABELS, &locs, &cap);
+		pb_packed(b, SAMPLE_LOCATION_ID, locs, nlocs);
 		pb_packed(b, SAMPLE_VALUE, v, 2);
 		for (size_t l = 0; l < NLABELS; l++) {
 			if (l >= 2 && !k[l])
@@ -244,7 +331,22 @@ static void encode_samples(struct pprof *p, struct pb *b, uint64_t **buf, size_t
 			pb_end(b, lat);
 		}
 		pb_end(b, at);
+		pb_flush(b, ENCODE_FLUSH);
 	}
+	free(locs);
+}
+
+void pprof_make_room(struct pprof *p)
+{
+	if (p->stack_ids < p->max_stack_ids && htab_count(p->samples) < p->max_samples)
+		return;
+	encode_samples(p);
+	htab_free(p->samples);
+	htab_free(p->stacks);
+	p->samples = htab_new();
+	p->stacks = htab_new();
+	p->stack_ids = 0;
+	p->epoch++;
 }
 
 static void encode_mappings(struct pprof *p, struct pb *b, uint64_t **buf, size_t *cap)
@@ -280,31 +382,7 @@ static void encode_mappings(struct pprof *p, struct pb *b, uint64_t **buf, size_
 				pb_uint(b, MAPPING_HAS_INLINE_FRAMES, 1);
 		}
 		pb_end(b, at);
-	}
-}
-
-static void encode_locations(struct pprof *p, struct pb *b, uint64_t **buf, size_t *cap)
-{
-	struct htab_entry *e = htab_entries(p->locations);
-	size_t n;
-
-	for (size_t i = 0; i < htab_count(p->locations); i++) {
-		uint64_t *k = key_of(&e[i], buf, cap, &n);
-		size_t at = pb_begin(b, PROFILE_LOCATION);
-
-		pb_uint(b, LOCATION_ID, i + 1);
-		if (k[0])
-			pb_uint(b, LOCATION_MAPPING_ID, k[0]);
-		if (k[1])
-			pb_uint(b, LOCATION_ADDRESS, k[1]);
-		for (size_t l = 2; l + 1 < n; l += 2) {
-			size_t lat = pb_begin(b, LOCATION_LINE);
-			pb_uint(b, LINE_FUNCTION_ID, k[l]);
-			if (k[l + 1])
-				pb_uint(b, LINE_LINE, k[l + 1]);
-			pb_end(b, lat);
-		}
-		pb_end(b, at);
+		pb_flush(b, ENCODE_FLUSH);
 	}
 }
 
@@ -323,24 +401,29 @@ static void encode_functions(struct pprof *p, struct pb *b, uint64_t **buf, size
 		if (k[2])
 			pb_uint(b, FUNCTION_FILENAME, k[2]);
 		pb_end(b, at);
+		pb_flush(b, ENCODE_FLUSH);
 	}
 }
 
-void pprof_encode(struct pprof *p, struct pb *b)
+void pprof_end(struct pprof *p)
 {
 	struct htab_entry *s = htab_entries(p->strings);
+	struct pb *b = &p->out;
 	uint64_t *buf = NULL;
 	size_t cap = 0;
 
+	/* The profile is the outermost message: its fields have no length
+	 * to write before them, and may come in any order. */
+	encode_samples(p);
 	encode_value_type(b, PROFILE_SAMPLE_TYPE, p->sample_type[0]);
 	encode_value_type(b, PROFILE_SAMPLE_TYPE, p->sample_type[1]);
-	encode_samples(p, b, &buf, &cap);
 	encode_mappings(p, b, &buf, &cap);
-	encode_locations(p, b, &buf, &cap);
 	encode_functions(p, b, &buf, &cap);
 	free(buf);
-	for (size_t i = 0; i < htab_count(p->strings); i++)
+	for (size_t i = 0; i < htab_count(p->strings); i++) {
 		pb_bytes(b, PROFILE_STRING_TABLE, s[i].key, s[i].len);
+		pb_flush(b, ENCODE_FLUSH);
+	}
 	if (p->time_nanos)
 		pb_uint(b, PROFILE_TIME_NANOS, clamp(p->time_nanos));
 	if (p->duration_nanos)
@@ -351,4 +434,5 @@ void pprof_encode(struct pprof *p, struct pb *b)
 	if (p->ncomments)
 		pb_packed(b, PROFILE_COMMENT, p->comments, p->ncomments);
 	pb_uint(b, PROFILE_DEFAULT_SAMPLE_TYPE, p->sample_type[1][0]);
+	pb_flush(b, 0);
 }

@@ -1,8 +1,17 @@
 /*
  * A pprof profile (github.com/google/pprof, proto/profile.proto) being
- * built: its strings, mappings, functions and locations each stored once,
- * and its samples summed by stack and labels; then encoded as protobuf.
- * Ids are 1-based, in the order things were first added; 0 is "none".
+ * built and written: its strings, mappings, functions, locations and
+ * stacks (runs of locations) each stored once, and its samples summed by
+ * stacks and labels.  A sample holds the ids of its stacks, not their
+ * locations: many samples share a stack, and a copy each would cost their
+ * number times its depth.  Ids are 1-based, in the order things were
+ * first added; 0 is "none".
+ *
+ * It is encoded as protobuf as it is made, and handed on in pieces: each
+ * location when it is made, the samples when their tables are full
+ * (pprof_make_room) and at the end, the rest at the end (pprof_end).
+ * So what it holds is bounded whatever the capture, and it is never held
+ * whole: encoded, it is as large as its samples times their depth.
  */
 #ifndef PROF_SYMBOLIZE_PPROF_PROFILE_H
 #define PROF_SYMBOLIZE_PPROF_PROFILE_H
@@ -25,7 +34,15 @@ struct pprof {
 	struct htab *mappings;	/* (start, limit, offset, file, build id) -> id */
 	struct htab *functions; /* (name, system name, file) -> id */
 	struct htab *locations; /* (mapping id, address, (function id, line)...) -> id */
-	struct htab *samples;	/* (labels, location ids...) -> index in values */
+	struct htab *stacks;	/* (location id...) -> id */
+	struct htab *samples;	/* (labels, stack ids) -> index in values */
+	struct pb out;		/* the encoded profile not yet handed on */
+	uint64_t nlocations;	/* location ids given */
+	uint64_t stack_ids;	/* location ids the stacks hold */
+	uint64_t epoch;		/* times the stacks and samples were written out */
+	/* The most it holds (pprof_init sets them): locations, location ids
+	 * in stacks, samples. */
+	size_t max_locations, max_stack_ids, max_samples;
 	struct pprof_mapping {
 		uint64_t resolved, unresolved; /* its locations with and without lines */
 	} *maps;
@@ -42,7 +59,9 @@ struct pprof {
 	size_t ncomments;
 };
 
-void pprof_init(struct pprof *p);
+/* write receives the profile (not compressed), piece by piece. */
+void pprof_init(struct pprof *p, void (*write)(void *ctx, const uint8_t *data, size_t len),
+		void *ctx);
 void pprof_free(struct pprof *p);
 
 /* The index of a string, "" being 0. */
@@ -63,12 +82,27 @@ uint64_t pprof_function(struct pprof *p, uint64_t name, uint64_t system_name, ui
 uint64_t pprof_location(struct pprof *p, uint64_t mapping, uint64_t address, const uint64_t *lines,
 			size_t nlines);
 
-/* Adds values to the sample of these labels and location ids (leaf
- * first), summing with saturation. */
-void pprof_sample(struct pprof *p, const struct pprof_labels *labels, const uint64_t *locs,
-		  size_t nlocs, const uint64_t values[2]);
+/* A run of location ids, leaf first, stored once however many samples
+ * and processes share it: its id (the empty run has one too). */
+uint64_t pprof_stack(struct pprof *p, const uint64_t *locs, size_t nlocs);
 
-/* The profile message (not compressed). */
-void pprof_encode(struct pprof *p, struct pb *out);
+/* The stacks of a sample, leaf first: its locations are theirs, one after
+ * another; 0 is none. */
+#define PPROF_SAMPLE_STACKS 3
+
+/* Adds values to the sample of these labels and stacks, summing with
+ * saturation. */
+void pprof_sample(struct pprof *p, const struct pprof_labels *labels,
+		  const uint64_t stacks[PPROF_SAMPLE_STACKS], const uint64_t values[2]);
+
+/* Before a sample's stacks are made: if the stacks and samples are as
+ * many as the profile holds, writes the samples out and forgets both,
+ * and the stack ids given so far are no longer valid: p->epoch changes. */
+void pprof_make_room(struct pprof *p);
+
+/* Writes what is left of the profile: the samples held, the mappings,
+ * functions and strings, and the fields that describe it, which the
+ * caller sets first. */
+void pprof_end(struct pprof *p);
 
 #endif

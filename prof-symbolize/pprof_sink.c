@@ -16,15 +16,21 @@
 
 enum capture_kind { ON_CPU, OFF_CPU, WALL };
 
+/* The profile's compression onto out, as the profile is written. */
+struct gzip_out {
+	z_stream z;
+	FILE *out;
+};
+
 struct pprof_sink {
 	struct sink sink;
-	FILE *out;
+	struct gzip_out gz;
 	bool demangle;
 	struct pprof prof;
 	enum capture_kind kind;
 	uint64_t period_ns;
-	uint64_t off_cpu; /* the [off-cpu] location, 0 until needed */
-	uint64_t *locs;	  /* a sample's location ids */
+	uint64_t off_cpu; /* the [off-cpu] location's stack, as a slot holds it */
+	uint64_t *locs;	  /* a stack's location ids */
 	size_t locs_cap;
 };
 
@@ -107,32 +113,41 @@ static void push_loc(struct pprof_sink *k, size_t *n, uint64_t id)
 	k->locs[(*n)++] = id;
 }
 
-/* Appends a stack's location ids, made once per stack and process state
- * (the slot holds their number, then them). */
-static void add_stack(struct pprof_sink *k, struct symbolizer *s, size_t *n, uint32_t pid,
-		      uint32_t id, bool kernel)
+/* A slot holds a stack's id and the profile's epoch when it was made:
+ * pprof_make_room makes the ids of earlier epochs invalid. */
+_Static_assert(sizeof(void *) == sizeof(uint64_t), "a slot holds an epoch and an id");
+
+static uint64_t stack_slot(struct pprof_sink *k, uint64_t id)
 {
+	return k->prof.epoch << 32 | id;
+}
+
+static uint64_t slot_stack(struct pprof_sink *k, uint64_t slot)
+{
+	return slot >> 32 == (k->prof.epoch & UINT32_MAX) ? slot & UINT32_MAX : 0;
+}
+
+/* A stack's id in the profile, made once per stack and process state
+ * (the slot holds it) and again after the profile wrote its stacks out. */
+static uint64_t stack_of(struct pprof_sink *k, struct symbolizer *s, uint32_t pid, uint32_t id,
+			 bool kernel)
+{
+	uint64_t st;
 	bool first;
 	void **slot;
 
 	if (!id)
-		return;
+		return 0;
 	slot = symbolizer_slot(s, pid, id, kernel, &first);
-	if (!*slot) {
-		size_t nf, start = *n, used;
+	if (!(st = slot_stack(k, (uintptr_t)*slot))) {
+		size_t nf, n = 0, used;
 		const struct frame *f = symbolizer_frames(s, pid, id, kernel, first, &nf);
 		for (size_t i = 0; i < nf; i += used)
-			push_loc(k, n, location_of(k, f + i, nf - i, &used));
-		uint64_t *ids = xreallocarray(NULL, *n - start + 1, sizeof(*ids));
-		ids[0] = *n - start;
-		if (*n > start) /* a stack with no frames leaves locs unallocated */
-			memcpy(ids + 1, k->locs + start, (*n - start) * sizeof(*ids));
-		*slot = ids;
-		return;
+			push_loc(k, &n, location_of(k, f + i, nf - i, &used));
+		st = pprof_stack(&k->prof, k->locs, n);
+		*slot = (void *)(uintptr_t)stack_slot(k, st);
 	}
-	const uint64_t *ids = *slot;
-	for (uint64_t i = 0; i < ids[0]; i++)
-		push_loc(k, n, ids[i + 1]);
+	return st;
 }
 
 static uint64_t thread_string(struct pprof_sink *k, struct symbolizer *s, uint32_t pid,
@@ -152,7 +167,9 @@ static uint64_t thread_string(struct pprof_sink *k, struct symbolizer *s, uint32
 static void labels_of(struct pprof_sink *k, struct symbolizer *s, const struct cap_sample *smp,
 		      struct pprof_labels *l)
 {
-	const char *comm = symbolizer_comm(s, smp->tid), *cgroup = symbolizer_cgroup(s, smp->pid);
+	uint32_t trusted = 0;
+	const char *comm = symbolizer_comm(s, smp->tid),
+		   *cgroup = symbolizer_cgroup(s, smp->pid, &trusted);
 	char id[CONTAINER_ID_LEN + 1];
 	const char *unit;
 	size_t len;
@@ -162,9 +179,11 @@ static void labels_of(struct pprof_sink *k, struct symbolizer *s, const struct c
 		l->comm = cstring(&k->prof, comm);
 	if (cgroup) {
 		l->cgroup = cstring(&k->prof, cgroup);
-		if (cgroup_container_id(cgroup, id))
+		/* The path is what it is; what it claims, only where the
+		 * host named it. */
+		if (cgroup_container_id(cgroup, trusted, id))
 			l->container_id = cstring(&k->prof, id);
-		if ((unit = cgroup_systemd_unit(cgroup, &len)))
+		if ((unit = cgroup_systemd_unit(cgroup, trusted, &len)))
 			l->systemd_unit = clean_string(&k->prof, unit, len);
 	}
 	/* The nearest waker only: its stacks are in the frames, not here. */
@@ -178,24 +197,26 @@ static void pprof_add_sample(struct sink *sk, struct symbolizer *s, const struct
 	struct pprof_sink *k = (struct pprof_sink *)sk;
 	struct pprof_labels l;
 	uint64_t v[2] = { smp->count, count };
-	size_t n = 0;
+	uint64_t stacks[PPROF_SAMPLE_STACKS] = { 0 };
 
+	pprof_make_room(&k->prof);
 	/* In an on-CPU capture the count is of samples: the time is the
 	 * sampling period's. */
 	if (!s->unit.nanoseconds && __builtin_mul_overflow(smp->count, s->unit.period_ns, &v[1]))
 		v[1] = UINT64_MAX;
 	if (smp->kind == CAP_OFF_CPU) {
-		if (!k->off_cpu) {
+		if (!(stacks[0] = slot_stack(k, k->off_cpu))) {
 			uint64_t name = cstring(&k->prof, OFF_CPU_MARKER);
 			uint64_t line[2] = { pprof_function(&k->prof, name, name, 0), 0 };
-			k->off_cpu = pprof_location(&k->prof, 0, 0, line, 1);
+			uint64_t loc = pprof_location(&k->prof, 0, 0, line, 1);
+			stacks[0] = pprof_stack(&k->prof, &loc, 1);
+			k->off_cpu = stack_slot(k, stacks[0]);
 		}
-		push_loc(k, &n, k->off_cpu);
 	}
-	add_stack(k, s, &n, smp->pid, smp->kstack, true);
-	add_stack(k, s, &n, smp->pid, smp->ustack, false);
+	stacks[1] = stack_of(k, s, smp->pid, smp->kstack, true);
+	stacks[2] = stack_of(k, s, smp->pid, smp->ustack, false);
 	labels_of(k, s, smp, &l);
-	pprof_sample(&k->prof, &l, k->locs, n, v);
+	pprof_sample(&k->prof, &l, stacks, v);
 }
 
 static void pprof_unit(struct sink *sk, struct symbolizer *s, const struct cap_info *info)
@@ -259,43 +280,43 @@ static void describe(struct pprof_sink *k, struct symbolizer *s)
 }
 
 /* gzip's format (windowBits 15 + 16), as pprof readers expect. */
-static void gzip_write(FILE *out, const uint8_t *data, size_t len)
+static void gzip_deflate(struct gzip_out *g, int flush)
 {
 	uint8_t chunk[1 << 16];
-	z_stream z = { 0 };
 	int st;
 
-	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-	    Z_OK)
-		errx(EXIT_USAGE, "zlib: %s", z.msg ? z.msg : "cannot start compressing");
-	z.next_in = (Bytef *)data;
-	z.avail_in = (uInt)0;
 	do {
-		/* avail_in is 32 bits: feed at most 1 GiB at a time. */
-		if (!z.avail_in && len) {
-			size_t n = len < (1u << 30) ? len : (1u << 30);
-			z.avail_in = (uInt)n;
-			len -= n;
-		}
-		z.next_out = chunk;
-		z.avail_out = sizeof(chunk);
-		st = deflate(&z, len || z.avail_in ? Z_NO_FLUSH : Z_FINISH);
+		g->z.next_out = chunk;
+		g->z.avail_out = sizeof(chunk);
+		st = deflate(&g->z, flush);
 		if (st == Z_STREAM_ERROR)
-			errx(EXIT_USAGE, "zlib: %s", z.msg ? z.msg : "compression failed");
-		fwrite(chunk, 1, sizeof(chunk) - z.avail_out, out);
-	} while (st != Z_STREAM_END);
-	deflateEnd(&z);
+			errx(EXIT_USAGE, "zlib: %s", g->z.msg ? g->z.msg : "compression failed");
+		fwrite(chunk, 1, sizeof(chunk) - g->z.avail_out, g->out);
+	} while (g->z.avail_out == 0 || (flush == Z_FINISH && st != Z_STREAM_END));
+}
+
+static void gzip_write(void *ctx, const uint8_t *data, size_t len)
+{
+	struct gzip_out *g = ctx;
+
+	while (len) {
+		/* avail_in is 32 bits: feed at most 1 GiB at a time. */
+		size_t n = len < (1u << 30) ? len : (1u << 30);
+		g->z.next_in = (Bytef *)data;
+		g->z.avail_in = (uInt)n;
+		gzip_deflate(g, Z_NO_FLUSH);
+		data += n;
+		len -= n;
+	}
 }
 
 static void pprof_finish(struct sink *sk, struct symbolizer *s)
 {
 	struct pprof_sink *k = (struct pprof_sink *)sk;
-	struct pb b = { 0 };
 
 	describe(k, s);
-	pprof_encode(&k->prof, &b);
-	gzip_write(k->out, b.p, b.len);
-	pb_free(&b);
+	pprof_end(&k->prof);
+	gzip_deflate(&k->gz, Z_FINISH);
 }
 
 static void pprof_sink_free(struct sink *sk)
@@ -303,18 +324,29 @@ static void pprof_sink_free(struct sink *sk)
 	struct pprof_sink *k = (struct pprof_sink *)sk;
 
 	pprof_free(&k->prof);
+	deflateEnd(&k->gz.z);
 	free(k->locs);
 	free(k);
+}
+
+struct pprof *pprof_sink_profile(struct sink *k)
+{
+	return &((struct pprof_sink *)k)->prof;
 }
 
 struct sink *pprof_sink_new(FILE *out, const struct symbolize_opts *opt)
 {
 	struct pprof_sink *k = xcalloc(1, sizeof(*k));
 
-	k->sink = (struct sink){ pprof_unit, pprof_add_sample, pprof_finish, pprof_sink_free };
-	k->out = out;
+	/* Slots hold stack ids (stack_slot): nothing to free. */
+	k->sink = (struct sink){ pprof_unit, pprof_add_sample, pprof_finish, pprof_sink_free, NULL };
+	k->gz.out = out;
+	if (deflateInit2(&k->gz.z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		errx(EXIT_USAGE, "zlib: %s",
+		     k->gz.z.msg ? k->gz.z.msg : "cannot start compressing");
 	k->demangle = opt->demangle;
-	pprof_init(&k->prof);
+	pprof_init(&k->prof, gzip_write, &k->gz);
 	k->prof.lines = opt->lines;
 	k->prof.inline_frames = opt->inline_frames;
 	return &k->sink;

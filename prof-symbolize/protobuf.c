@@ -19,6 +19,14 @@ void pb_free(struct pb *b)
 	*b = (struct pb){ 0 };
 }
 
+void pb_flush(struct pb *b, size_t at_least)
+{
+	if (!b->write || b->len < at_least || !b->len)
+		return;
+	b->write(b->ctx, b->p, b->len);
+	b->len = 0;
+}
+
 static size_t varint_len(uint64_t v)
 {
 	size_t n = 1;

@@ -1,9 +1,9 @@
 /*
  * The few protocol buffer encodings a pprof profile needs (varints,
  * length-delimited fields, packed repeated integers, nested messages),
- * written into a growable buffer.  Fields are written as they come, in the
- * order the caller gives; a field equal to its default is the caller's to
- * leave out.
+ * written into a growable buffer, which may be handed on in pieces.
+ * Fields are written as they come, in the order the caller gives; a field
+ * equal to its default is the caller's to leave out.
  */
 #ifndef PROF_SYMBOLIZE_PROTOBUF_H
 #define PROF_SYMBOLIZE_PROTOBUF_H
@@ -14,6 +14,9 @@
 struct pb {
 	uint8_t *p;
 	size_t len, cap;
+	/* Where pb_flush hands what is held; NULL: it is kept. */
+	void (*write)(void *ctx, const uint8_t *data, size_t len);
+	void *ctx;
 };
 
 enum pb_wire {
@@ -22,6 +25,11 @@ enum pb_wire {
 };
 
 void pb_free(struct pb *b);
+
+/* Hands what is held to b->write, and empties the buffer, once it holds
+ * at least `at_least` bytes.  Only between the fields of the outermost
+ * message: a nested one's length is written before it, at pb_end. */
+void pb_flush(struct pb *b, size_t at_least);
 
 void pb_varint(struct pb *b, uint64_t v);
 

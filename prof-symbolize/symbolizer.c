@@ -97,8 +97,15 @@ static void free_proc(void *p)
 	free(pr);
 }
 
+static void keep_slot(void *slot)
+{
+	(void)slot;
+}
+
 void symbolizer_free(struct symbolizer *s)
 {
+	void (*free_slot)(void *) = s->sink && s->sink->free_slot ? s->sink->free_slot : keep_slot;
+
 	kernel_syms_free(&s->ksyms);
 	kernel_syms_free(&s->kallsyms);
 	modules_free(&s->modules);
@@ -106,11 +113,11 @@ void symbolizer_free(struct symbolizer *s)
 	free(s->debug_dirs);
 	free(s->sysroot_debug);
 	free(s->fr);
-	stack_table_free(&s->stacks, free);
+	stack_table_free(&s->stacks, free_slot);
 	htab_free_values(s->threads, free);
 	htab_free_values(s->procs, free_proc);
 	htab_free_values(s->cgroups, free);
-	htab_free_values(s->cache, free);
+	htab_free_values(s->cache, free_slot);
 }
 
 static struct proc *get_proc(struct symbolizer *s, uint32_t pid)
@@ -214,7 +221,7 @@ static void load_live_perf_map(struct symbolizer *s, uint32_t pid, struct proc *
 }
 
 
-/* A thread's name or a process's cgroup: a later record replaces it. */
+/* A thread's name: a later record replaces it. */
 static void set_name(struct htab *h, uint32_t id, struct cap_str name)
 {
 	bool created;
@@ -237,15 +244,47 @@ const char *symbolizer_comm(struct symbolizer *s, uint32_t tid)
 	return name_of(s->threads, tid);
 }
 
-const char *symbolizer_cgroup(struct symbolizer *s, uint32_t pid)
+/* A process's cgroup, and how many of its names the sampled host made;
+ * a later record replaces it, as a thread's name. */
+struct cgroup {
+	uint32_t trusted;
+	char path[];
+};
+
+static void set_cgroup(struct htab *h, const struct cap_cgroup *cg)
 {
-	return name_of(s->cgroups, pid);
+	bool created;
+	struct htab_entry *e = htab_upsert(h, &cg->pid, sizeof(cg->pid), &created);
+	struct cgroup *c = xmalloc(sizeof(*c) + cg->path.len + 1);
+
+	if (!created)
+		free(e->val.p);
+	c->trusted = cg->trusted;
+	memcpy(c->path, cg->path.s, cg->path.len);
+	c->path[cg->path.len] = '\0';
+	e->val.p = c;
+}
+
+const char *symbolizer_cgroup(struct symbolizer *s, uint32_t pid, uint32_t *trusted)
+{
+	struct htab_entry *e = htab_find(s->cgroups, &pid, sizeof(pid));
+	struct cgroup *c = e ? e->val.p : NULL;
+
+	if (c && trusted)
+		*trusted = c->trusted;
+	return c ? c->path : NULL;
 }
 
 static void add_stack(struct symbolizer *s, const struct cap_stack *st)
 {
-	if (!stack_table_define(&s->stacks, st))
+	if (!stack_table_define(&s->stacks, st)) {
 		warnx("stack %u defined twice; keeping the first", st->id);
+		return;
+	}
+	if (st->cut) {
+		s->stacks_cut++;
+		s->frames_cut += st->cut;
+	}
 }
 
 static const struct stack_entry *find_stack(struct symbolizer *s, uint32_t id)
@@ -489,7 +528,7 @@ void symbolizer_record(struct symbolizer *s, const struct cap_record *rec)
 		s->comms++;
 		break;
 	case CAP_CGROUP:
-		set_name(s->cgroups, rec->u.cgroup.pid, rec->u.cgroup.path);
+		set_cgroup(s->cgroups, &rec->u.cgroup);
 		break;
 	case CAP_MAP:
 		add_map(s, &rec->u.map);

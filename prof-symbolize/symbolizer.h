@@ -60,6 +60,8 @@ struct sink {
 	/* The capture ended (or broke off): what was read is complete. */
 	void (*finish)(struct sink *k, struct symbolizer *s);
 	void (*free)(struct sink *k);
+	/* Frees what a slot (symbolizer_slot) holds; NULL: nothing to. */
+	void (*free_slot)(void *slot);
 };
 
 struct symbolizer {
@@ -82,7 +84,7 @@ struct symbolizer {
 	struct proc *last_proc; /* of last_pid: records come in runs of one process */
 	uint32_t last_pid;
 	uint64_t comms; /* COMM records so far: a thread's name may have changed */
-	struct htab *cgroups; /* pid -> cgroup path */
+	struct htab *cgroups; /* pid -> its cgroup (path, names trusted) */
 	/* (pid, generation, stack id) -> the sink's, malloc'd: the slots
 	 * stacks' entries do not hold (a second process or generation). */
 	struct htab *cache;
@@ -97,6 +99,9 @@ struct symbolizer {
 	 * (enum count_status), for the diagnostics. */
 	uint64_t saturated, no_period, off_cpu_unexpected;
 	uint64_t rawstacks, rawstack_bytes; /* RAWSTACK records, kept for offline unwinding */
+	/* STACK records deeper than CAP_MAX_FRAMES, and their frames the
+	 * reader left out past it. */
+	uint64_t stacks_cut, frames_cut;
 	uint64_t last_time; /* time_ns of the last SAMPLE, to flush per interval */
 	uint64_t lost[CAP_LOSS_MAX];
 };
@@ -114,9 +119,9 @@ void symbolizer_finish(struct symbolizer *s);
 
 /* The sink's cache slot for stack `id` (not 0) of process pid (kernel: of
  * the kernel) as the process's mappings and JIT symbols are now, for what
- * it made of the stack (freed with free()); *first tells whether this is
- * the first time it is asked for, when the slot holds NULL.  The slot is
- * valid until the next call or record. */
+ * it made of the stack (freed with the sink's free_slot); *first tells
+ * whether this is the first time it is asked for, when the slot holds
+ * NULL.  The slot is valid until the next call or record. */
 void **symbolizer_slot(struct symbolizer *s, uint32_t pid, uint32_t id, bool kernel, bool *first);
 
 /* The frames of that stack, leaf first, kernel ones as they are and user
@@ -127,8 +132,10 @@ const struct frame *symbolizer_frames(struct symbolizer *s, uint32_t pid, uint32
 				      bool first, size_t *n);
 
 /* The thread's name (NULL: no COMM record gave one) and the process's
- * cgroup (NULL: no CGROUP record gave one). */
+ * cgroup (NULL: no CGROUP record gave one), with in *trusted (unless
+ * NULL) how many of its names the sampled host made (CAP_CGROUP_ALL:
+ * the capture did not say). */
 const char *symbolizer_comm(struct symbolizer *s, uint32_t tid);
-const char *symbolizer_cgroup(struct symbolizer *s, uint32_t pid);
+const char *symbolizer_cgroup(struct symbolizer *s, uint32_t pid, uint32_t *trusted);
 
 #endif

@@ -51,7 +51,7 @@ total() {
 	prof-fold "$FIX/frames.txt" > "$TMP/with.folded"
 	diff -u "$TMP/bare.folded" "$TMP/with.folded"
 	sed 's/:  \/$/: /' "$FIX/perf-cgroup.txt" > "$TMP/bare-perf.txt"
-	! grep -q ':  /' "$TMP/bare-perf.txt"
+	run ! grep -q ':  /' "$TMP/bare-perf.txt"
 	prof-fold --pid "$TMP/bare-perf.txt" > "$TMP/bare-perf.folded"
 	prof-fold --pid "$FIX/perf-cgroup.txt" > "$TMP/with-perf.folded"
 	diff -u "$TMP/bare-perf.folded" "$TMP/with-perf.folded"

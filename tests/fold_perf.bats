@@ -76,7 +76,7 @@ each_option() {
 @test "two events in one recording: the first by default, the other by --event-filter" {
 	each_option events
 	perf_case events events cpu-clock
-	! cmp -s "$FIX/expected/events-collapsed-none.txt" "$FIX/expected/events-collapsed-cpu-clock.txt"
+	run ! cmp -s "$FIX/expected/events-collapsed-none.txt" "$FIX/expected/events-collapsed-cpu-clock.txt"
 }
 
 @test "perf script --header: the header is skipped, the samples folded" {
@@ -103,7 +103,7 @@ each_option() {
 	grep -q '^inlines;__libc_start_call_main;main;work;burn;accumulate_\[i\];square_\[i\] [0-9]*$' "$BATS_TEST_TMPDIR/plain"
 	grep -q '^inlines;__libc_start_call_main;main;work;mix;square_\[i\] [0-9]*$' "$BATS_TEST_TMPDIR/plain"
 	# Only the inlined frames are marked.
-	! grep '^inlines;' "$BATS_TEST_TMPDIR/plain" | grep -q 'burn_\[i\]\|work_\[i\]\|mix_\[i\]\|main_\[i\]'
+	[ -z "$(grep '^inlines;' "$BATS_TEST_TMPDIR/plain" | grep 'burn_\[i\]\|work_\[i\]\|mix_\[i\]\|main_\[i\]')" ]
 }
 
 @test "--context appends each frame's FILE:LINE; without it the stacks add up to --inline's" {

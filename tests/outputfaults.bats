@@ -21,13 +21,14 @@ many_folded() {
 
 big_capture() {
 	local ip i c frames= sample
-	# One kernel stack of 1000 frames, in 20 SAMPLE records.
+	# One kernel stack of 127 frames (as deep as readers keep), in 100
+	# SAMPLE records.
 	ip=$(le 0xffffffff81000010 8)
-	for ((i = 0; i < 1000; i++)); do frames+=$ip; done
-	c="$(cap_header)$(cap_info)$(record 5 "$(le 1 4)$(le 1000 4)$frames")$(cap_comm 1 worker)"
+	for ((i = 0; i < 127; i++)); do frames+=$ip; done
+	c="$(cap_header)$(cap_info)$(record 5 "$(le 1 4)$(le 127 4)$frames")$(cap_comm 1 worker)"
 	sample=$(cap_sample 1 1 1)
-	for ((i = 1; i <= 20; i++)); do c+=$sample; done
-	cap_write "$c$(cap_end 20)" "$TMP/big.prof"
+	for ((i = 1; i <= 100; i++)); do c+=$sample; done
+	cap_write "$c$(cap_end 100)" "$TMP/big.prof"
 }
 
 # full_disk PROG ARGS...: both stdout and -o on /dev/full fail with exit 2

@@ -65,7 +65,7 @@ within() {
 	grep -q ' burn_cpu+' "$TMP/frames.txt"
 	grep -q ' share_three+' "$TMP/frames.txt"
 	# Nothing but the script's processes.
-	! grep -E '^[^#	]' "$TMP/frames.txt" | grep -vE '^(chain|ratio|two\.sh) '
+	[ -z "$(grep -E '^[^#	]' "$TMP/frames.txt" | grep -vE '^(chain|ratio|two\.sh) ')" ]
 	run prof-sample -o /dev/null -- sh -c 'exit 0'
 	[ "$status" -eq 0 ]
 	run -127 prof-sample -o /dev/null -- /nonexistent/command
@@ -90,8 +90,8 @@ within() {
 	[ $(( good * 100 )) -ge $(( all * 90 )) ]
 	# No sample lost its mappings: no user address outside every module
 	# (address 0 ends a frame-pointer walk; it is no address).
-	! awk '/^shortlived / { p = 1; next } /^[^#\t]/ { p = 0 }
-	       p && /^\t/ && $1 !~ /^ffff/ && $1 != "0" && / \(\[unknown\]\)$/' "$TMP/frames.txt" | grep -q .
+	[ -z "$(awk '/^shortlived / { p = 1; next } /^[^#\t]/ { p = 0 }
+	       p && /^\t/ && $1 !~ /^ffff/ && $1 != "0" && / \(\[unknown\]\)$/' "$TMP/frames.txt")" ]
 	# And the functions are many different ones, one per process.
 	[ "$(grep -oE ' burn_[0-9]+\+' "$TMP/frames.txt" | sort -u | wc -l)" -ge 95 ]
 }
@@ -154,7 +154,7 @@ loses_nothing() {
 	[ -z "$output" ]
 	prof-symbolize "$TMP/cap.prof" > "$TMP/frames.txt"
 	grep -qE '^# capture: taken ([0-9]+), written \1, lost 0$' "$TMP/frames.txt"
-	! grep -q '^# lost' "$TMP/frames.txt"
+	run ! grep -q '^# lost' "$TMP/frames.txt"
 }
 
 @test "--unwind=fp's default map sizes lose nothing on a busy process at 999 Hz" {
@@ -182,14 +182,14 @@ loses_nothing() {
 	start_workload chain 6
 	prof-sample -d 1.5 -t "$WORKLOAD_PID" --user-only | prof-symbolize > "$TMP/user.txt"
 	grep -qE "^chain $WORKLOAD_PID/$WORKLOAD_PID " "$TMP/user.txt"
-	! grep -qE '^	 *ffff[0-9a-f]{12} ' "$TMP/user.txt"
+	run ! grep -qE '^	 *ffff[0-9a-f]{12} ' "$TMP/user.txt"
 	dd if=/dev/zero of=/dev/null bs=1 count=100000000 2>/dev/null &
 	ddpid=$!
 	prof-sample -d 1.5 -p "$ddpid" --kernel-only | prof-symbolize > "$TMP/kernel.txt"
 	kill "$ddpid"
 	grep -qE "^dd $ddpid/" "$TMP/kernel.txt"
 	# Kernel frames only: every frame line is a kernel address.
-	! grep -E '^	' "$TMP/kernel.txt" | grep -vqE '^	 *ffff[0-9a-f]{12} '
+	[ -z "$(grep -E '^	' "$TMP/kernel.txt" | grep -vE '^	 *ffff[0-9a-f]{12} ')" ]
 }
 
 @test "-C samples only the listed CPUs" {
@@ -218,7 +218,7 @@ loses_nothing() {
 	kill "$inside"; wait "$inside" 2>/dev/null || true
 	rmdir "$cg"
 	grep -qE "^chain $inside/" "$TMP/cg.txt"
-	! grep -qE "^ratio " "$TMP/cg.txt"
+	run ! grep -qE "^ratio " "$TMP/cg.txt"
 }
 
 @test "errors users hit: not root, a missing cgroup, a bad CPU list" {
@@ -274,7 +274,7 @@ loses_nothing() {
 	# the drop, its build-ids and symbols after.
 	prof-symbolize "$TMP/cap.prof" > "$TMP/frames.txt"
 	grep -q ' burn_cpu+' "$TMP/frames.txt"
-	! grep -q 'proc-unreadable' "$TMP/frames.txt"
+	run ! grep -q 'proc-unreadable' "$TMP/frames.txt"
 }
 
 @test "JIT frames: node --perf-basic-prof's JS function is named; another user's perf map is ignored" {
@@ -303,22 +303,24 @@ loses_nothing() {
 	chmod +x "$TMP/run.sh"
 	run prof-sample -F 499 -o "$TMP/cap2.prof" -- "$TMP/run.sh"
 	[ "$status" -eq 0 ]
-	[[ "$output" =~ /tmp/perf-[0-9]+\.map:\ not\ owned\ by\ the\ process\'s\ user\ or\ root\;\ ignored ]]
-	! prof-symbolize "$TMP/cap2.prof" | grep -q hotJsFunction
+	[[ "$output" =~ /tmp/perf-[0-9]+\.map:\ not\ a\ regular\ file\ of\ /tmp\ owned\ by\ the\ process\'s\ user\ or\ root\;\ ignored ]]
+	prof-symbolize "$TMP/cap2.prof" > "$TMP/frames2.txt"
 	find /tmp -maxdepth 1 -name 'perf-*.map' -newer "$TMP/jit.js" -delete
+	run ! grep -q hotJsFunction "$TMP/frames2.txt"
 }
 
 # prefork_checked CAPTURE: the capture of a perl that forked three children
 # without exec has a FORK record for each, and each of the four processes
-# resolved to perl's own functions.
+# resolved to perl's own functions.  (A child system() forks may be
+# sampled once or twice as perl before it execs: it is not counted.)
 prefork_checked() {
 	# FORK records: type 11, an 8-byte payload.
 	forks=$(od -An -tx1 -v -w1 "$1" | tr -d ' \n' | grep -o '0b00000008000000' | wc -l)
 	echo "FORK records: $forks"
 	[ "$forks" -ge 3 ]
 	prof-symbolize "$1" > "$TMP/frames.txt"
-	awk '/^perl / { split($2, ids, "/"); pid = ids[1] } /Perl_runops_standard/ { seen[pid] = 1 }
-		END { for (q in seen) n++; print n + 0 }' "$TMP/frames.txt" > "$TMP/n"
+	awk '/^perl / { split($2, ids, "/"); pid = ids[1] } /Perl_runops_standard/ { seen[pid]++ }
+		END { for (q in seen) if (seen[q] >= 10) n++; print n + 0 }' "$TMP/frames.txt" > "$TMP/n"
 	echo "processes resolved: $(cat "$TMP/n")"
 	[ "$(cat "$TMP/n")" -eq 4 ]
 }

@@ -49,7 +49,7 @@ profile() {
 	profile --off-cpu -- "$PROF_WORKLOADS/offcpu" mix 4
 	head -1 "$TMP/folded" | grep -qx '# count: nanoseconds'
 	grep -q ' offcpu-time:$' "$TMP/frames"
-	! grep -q ' cpu-clock:$' "$TMP/frames"
+	run ! grep -q ' cpu-clock:$' "$TMP/frames"
 	wall=$(measured "$TMP/out" mix-worker wall_ns)
 	sleep_ns=$(ns "$TMP/folded" mix-worker 'sleep_in_nanosleep;')
 	read_ns=$(ns "$TMP/folded" mix-worker 'block_in_pipe_read;')

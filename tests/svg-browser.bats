@@ -66,21 +66,78 @@ setup() {
 	[[ "$output" == *"restored from ?x=20&y=3&s=burn%7Cidle"* ]]
 }
 
-@test "a link cannot hang the page: a search pattern that could backtrack without end matches as text" {
-	# Frames whose names make (a+)+$ and a*a*a*b take exponential and
-	# cubic time: 40 a's then a '!', and 3000 a's.
-	a40=$(printf 'a%.0s' $(seq 40)) a3k=$(printf 'a%.0s' $(seq 3000))
-	printf 'main;%s! 1\nmain;%s 1\nmain;(a+)+$ 2\n' "$a40" "$a3k" > "$TMP/long.folded"
+# rep STRING N: STRING N times.
+rep() {
+	local s= k
+	for ((k = 0; k < $2; k++)); do s+=$1; done
+	printf '%s' "$s"
+}
+
+@test "a link cannot hang the page: its search runs in time pattern x name and matches as RegExp would" {
+	# Long C++ names, 40 a's then a '!', and 3000 a's: on them RegExp would
+	# backtrack for hours through each pattern below (.?.?...#: 25 s at 22
+	# on an 80-character name, doubling with each .?).  Each is checked
+	# against a pattern RegExp runs without backtracking that matches the
+	# same names, on load, zoomed, ignoring case and from the prompt; a
+	# page that hangs fails by the timeout, and SIGTERM makes Playwright
+	# close the browser on its way out.
+	a40=$(rep a 40) a3k=$(rep a 3000)
+	{ cat "$FIX/cpp.folded"; printf 'server;main;%s! 1\nserver;main;%s 1\n' "$a40" "$a3k"; } > "$TMP/long.folded"
 	prof-svg -o "$TMP/l.svg" "$TMP/long.folded"
-	# The literal text "(a+)+$" is a frame of its own: half the samples.
-	# A page that hangs must fail the test, not the suite: SIGTERM makes
-	# Playwright close the browser on its way out.
-	run timeout -k 10 60 node "$CHECK" link "$TMP/l.svg" '?s=(a%2B)%2B%24' 50.00
+	run timeout -k 10 120 node "$CHECK" link "$TMP/l.svg" \
+		"$(rep '.?' 25)$(rep . 25)#" '.{25}#' \
+		"$(rep '.?' 30)$(rep . 30)#" '.{30}#' \
+		"$(rep '.{0,16}' 12)#" '#' \
+		"^(.{0,16}){12}\$" '^.{0,192}$' \
+		'(a+)+$' 'a$' \
+		'(a|aa)*b' 'b' \
+		'a*a*a*b' 'b' \
+		'^(a|a?)+$' '^a*$' \
+		'(.*)*#' '#'
 	echo "$output"
 	[ "$status" -eq 0 ]
-	run timeout -k 10 60 node "$CHECK" link "$TMP/l.svg" '?s=a*a*a*b' 0.00
+	# {lambda()#1} is 58 characters into its frame's name, {lambda()#2} 9:
+	# only the first frame has 30 before a '#', 65 of the 110 samples.
+	[[ "$output" == *"# $(rep '.?' 30)$(rep . 30)#: 1 of 21 frames, \"Matched: 59.09%\""* ]]
+}
+
+@test "a link's pattern that the page cannot match in linear time is matched as text, and the page says so" {
+	# Backreferences, lookaround, counts that unroll past 500 instructions:
+	# frames named after the patterns, so that the text finds one each.
+	{ cat "$FIX/cpp.folded"; printf 'server;regex;%s 1\n' '(a)\1' '(?=a)b' 'a{600}'; } > "$TMP/re.folded"
+	prof-svg -o "$TMP/re.svg" "$TMP/re.folded"
+	run timeout -k 10 120 node "$CHECK" link "$TMP/re.svg" '(a)\1' '' '(?=a)b' '' 'a{600}' ''
 	echo "$output"
 	[ "$status" -eq 0 ]
+	# one frame each, 1 of the 111 samples
+	[ "$(grep -c "1 of 23 frames, \"Matched: 0.90% (the link's pattern, as text)\"" <<< "$output")" -eq 3 ]
+}
+
+@test "a link's pattern highlights the same frames as the viewer's own search for it" {
+	prof-svg -o "$TMP/c.svg" "$FIX/cpp.folded"
+	run timeout -k 10 120 node "$CHECK" link "$TMP/c.svg" \
+		'Server::' 'Server::' \
+		'^std::' '^std::' \
+		'vector<.*>' 'vector<.*>' \
+		'\{lambda\(\)#\d\}' '\{lambda\(\)#\d\}' \
+		'(?:parse|handle)\(' '(?:parse|handle)\(' \
+		'^[A-Z]\w+::\w+' '^[A-Z]\w+::\w+' \
+		'\bmain\b|^server$' '\bmain\b|^server$' \
+		'größe|STRASSE' 'größe|STRASSE' \
+		':\d+$' ':\d+$' \
+		'[^\x00-\x7f]' '[^\x00-\x7f]' \
+		'^[^ ]+$' '^[^ ]+$' \
+		'(_M_\w+){1,2}\(' '(_M_\w+){1,2}\('
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "the link matcher answers as RegExp.test does on generated patterns and names, with and without case" {
+	prof-svg -o "$TMP/s.svg" "$FIX/simple.folded"
+	run timeout -k 10 300 node "$CHECK" matcher "$TMP/s.svg" 1 3000
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *" 0 disagreements"* ]]
 }
 
 @test "hostile frame names run nothing" {

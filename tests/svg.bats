@@ -229,7 +229,7 @@ frames() {
 	grep -q '<g id="legend">' "$TMP/k.svg"
 	for k in user kernel JIT inlined; do grep -q ">$k</text>" "$TMP/k.svg"; done
 	prof-svg "$FIX/simple.folded" > "$TMP/s.svg"
-	! grep -q '<g id="legend">' "$TMP/s.svg"
+	run ! grep -q '<g id="legend">' "$TMP/s.svg"
 }
 
 @test "fractional counts are accepted" {

@@ -117,7 +117,7 @@ capture_chain() {
 	prof-sample -o cap.prof -- node anon.js
 	prof-symbolize cap.prof > frames.txt
 	grep -qE '^	 +[0-9a-f]+ \[unknown\] \(\[unknown\]\)$' frames.txt
-	! grep -q ' ()$' frames.txt
+	run ! grep -q ' ()$' frames.txt
 }
 
 @test "glibc's aliases: the public name, never a symbol version" {

@@ -101,7 +101,7 @@ check_agreement() {
 make_stripped() {
 	gcc -O2 -g -o "$TMP/$1.full" "$SRC"
 	strip --strip-all -o "$TMP/$1" "$TMP/$1.full"
-	! readelf -S "$TMP/$1" | grep -q ' \.symtab '
+	[ -z "$(readelf -S "$TMP/$1" | grep ' \.symtab ')" ]
 }
 
 @test "a binary with only a separate debug file: debuglink, then build-id directory" {

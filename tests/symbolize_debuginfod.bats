@@ -92,5 +92,5 @@ start_debuginfod() {
 	"$PROF_WORKLOADS/mkcapture" "$TMP/other" "$TMP/prog" < "$TMP/addrs" > "$TMP/cap.prof"
 	run prof-symbolize -o "$TMP/out.txt" "$TMP/cap.prof"
 	[[ "$output" == *"$TMP/prog: build-id differs from the capture's (file replaced?); its frames stay unresolved"* ]]
-	! grep -qE ' (burn|mix|work)\+' "$TMP/out.txt"
+	run ! grep -qE ' (burn|mix|work)\+' "$TMP/out.txt"
 }

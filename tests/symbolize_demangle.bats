@@ -3,6 +3,8 @@
 # they are with --no-demangle.  The demangler itself is checked name by
 # name in tests/unit/test_symbolize_demangle.c.
 
+bats_require_minimum_version 1.5.0
+
 load helpers
 load symbolize_agree
 
@@ -43,7 +45,7 @@ frame_names() {
 	frame_names "$TMP/cap.prof" --no-demangle > "$TMP/raw"
 	grep -qxF '_ZN2ns6Widget4frobEi' "$TMP/raw"
 	grep -qxF '_ZN12_GLOBAL__N_16helperEPKcm' "$TMP/raw"
-	! grep -q 'ns::' "$TMP/raw"
+	run ! grep -q 'ns::' "$TMP/raw"
 }
 
 @test "Rust frames are demangled without their hashes" {

@@ -155,7 +155,7 @@ teardown() {
 	[ -n "$libc" ]
 	[[ "$output" == *"$app $TMP/app/chain"* ]]
 	[[ "$output" == *"$libc /usr/lib/x86_64-linux-gnu/libc.so.6"* ]]
-	! grep -q '^	' <<<"$output"
+	[ -z "$(grep '^	' <<<"$output")" ]
 }
 
 @test "-v names the files whose frames stay unresolved, and why; and where debug files may be had" {

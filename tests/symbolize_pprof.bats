@@ -181,8 +181,9 @@ top_flat() {
 	pprof -traces "$TMP/p.pb.gz" | grep -A1 -E ' accumulate \(inline\)$' | grep -qE '^ +burn$'
 	# Without --inline: one line, the function the address is in.
 	prof-symbolize --no-debuginfod -f pprof "$TMP/cap.prof" > "$TMP/p1.pb.gz"
-	! pprof -raw "$TMP/p1.pb.gz" | grep -qE ' accumulate '
-	pprof -raw "$TMP/p1.pb.gz" | grep -qE '^1: .* \[FN\]$'
+	pprof -raw "$TMP/p1.pb.gz" > "$TMP/raw1"
+	run ! grep -qE ' accumulate ' "$TMP/raw1"
+	grep -qE '^1: .* \[FN\]$' "$TMP/raw1"
 }
 
 @test "cgroups: the event line's cgroup with --cgroup only, and the pprof labels" {
@@ -223,6 +224,35 @@ top_flat() {
 	pprof -raw "$TMP/p.pb.gz" | grep -q 'pid:\[7\] tid:\[7\]'
 	# Other processes' samples have no cgroup labels.
 	[ "$(pprof -raw "$TMP/p.pb.gz" | grep -c 'cgroup:')" -eq 3 ]
+}
+
+@test "cgroups (1.5): labels only from the names the sampled host made" {
+	ID2=fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210
+	{
+		echo "comm 1 1 target"
+		echo "comm 7 7 srv"
+		echo "comm 9 9 other"
+		echo "map 7"
+		echo "map 9"
+		# build.service is delegated to its user, who named what is
+		# below; a container's scope to the container.
+		echo "cgroup5 1 2 /system.slice/build.service/sshd.service"
+		echo "cgroup5 7 2 /system.slice/docker-$ID.scope/docker-$ID2.scope"
+		echo "cgroup5 9 0 /system.slice/nginx.service"
+		echo "on 1/1 2 - $(at main 16)"
+		echo "on 7/7 1 - $(at main 16)"
+		echo "on 9/9 1 - $(at main 16)"
+	} | mkcap cpu-clock
+	prof-symbolize --no-debuginfod -f pprof "$TMP/cap.prof" > "$TMP/p.pb.gz"
+	pprof -raw "$TMP/p.pb.gz" | grep 'cgroup:' | sort -u > "$TMP/labels"
+	cat "$TMP/labels"
+	grep -qxF '                cgroup:[/system.slice/build.service/sshd.service] comm:[target] systemd_unit:[build.service]' "$TMP/labels"
+	grep -qxF "                cgroup:[/system.slice/docker-$ID.scope/docker-$ID2.scope] comm:[srv] container_id:[$ID] systemd_unit:[docker-$ID.scope]" "$TMP/labels"
+	grep -qxF '                cgroup:[/system.slice/nginx.service] comm:[other]' "$TMP/labels"
+	[ "$(wc -l < "$TMP/labels")" -eq 3 ]
+	# The frames show the path as it is.
+	prof-symbolize --no-debuginfod --cgroup "$TMP/cap.prof" |
+		grep -qx 'target 1/1 0.000000: 2 cpu-clock: /system.slice/build.service/sshd.service'
 }
 
 @test "pprof: a profile is never written to a terminal; bad formats are usage errors" {

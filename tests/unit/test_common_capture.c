@@ -39,7 +39,7 @@ static void write_sample_capture(void)
 	capw_loss(&w, CAP_LOSS_USTACK, 3);
 	capw_jsym(&w, 10, 0x7f0000001000ull, 0x40, "LazyCompile:*fib /app.js:3", 26);
 	capw_fork(&w, 12, 10);
-	capw_cgroup(&w, 12, "/system.slice/a b.service", 25);
+	capw_cgroup(&w, 12, "/system.slice/a b.service", 25, 1);
 	capw_end(&w, &(struct cap_end){ .duration_ns = 2, .samples = 5, .lost = 0, .stacks = 1,
 					.taken = 5 });
 	capw_free(&w);
@@ -58,7 +58,7 @@ TEST(header_bytes_match_the_spec)
 	CHECK(memcmp(buf, "PROFCAP\0", 8) == 0);
 	CHECK_INT(buf[8], 1);  /* major, little-endian */
 	CHECK_INT(buf[9], 0);
-	CHECK_INT(buf[10], 5); /* minor: 1 RAWSTACK, 2 FORK, 3 off-CPU, 4 CGROUP, 5 MAP owner */
+	CHECK_INT(buf[10], 5); /* minor: 1 RAWSTACK, 2 FORK, 3 off-CPU, 4 CGROUP, 5 MAP owner and CGROUP trusted */
 	/* The first record is INFO (type 1) with an 8-byte header. */
 	CHECK_INT(buf[16], 1);
 	CHECK_INT(buf[17] | buf[18] | buf[19], 0);
@@ -152,6 +152,7 @@ TEST(round_trip_every_record)
 	CHECK_INT(rec.u.cgroup.pid, 12);
 	CHECK(rec.u.cgroup.path.len == 25 &&
 	      memcmp(rec.u.cgroup.path.s, "/system.slice/a b.service", 25) == 0);
+	CHECK_INT(rec.u.cgroup.trusted, 1);
 
 	CHECK_INT(capr_next(&r, &rec), CAPR_OK);
 	CHECK_INT(rec.type, CAP_END);
@@ -272,6 +273,81 @@ TEST(sample_fields_of_each_minor_version)
 	CHECK_INT(capr_next(&r, &rec), CAPR_CORRUPT);
 	capr_free(&r);
 	fclose(f);
+}
+
+/* A 1.4 CGROUP ends after its path: it said nothing of which names the
+ * host made, and is read as trusting them all (labels as before).  A 1.5
+ * one ends with its u16 count; half of it is corrupt. */
+TEST(cgroup_fields_of_each_minor_version)
+{
+	static const uint8_t s[] = {
+		'P', 'R', 'O', 'F', 'C', 'A', 'P', 0, 1, 0, 5, 0, 0, 0, 0, 0,
+		12, 0, 0, 0, 7, 0, 0, 0, 40, 0, 0, 0, 1, 0, '/',	     /* 1.4 */
+		12, 0, 0, 0, 9, 0, 0, 0, 41, 0, 0, 0, 1, 0, '/', 2, 1,	     /* 1.5 */
+		12, 0, 0, 0, 8, 0, 0, 0, 42, 0, 0, 0, 1, 0, '/', 2,	     /* cut */
+	};
+	struct cap_reader r;
+	struct cap_record rec;
+	FILE *f = reader_on(s, sizeof(s));
+
+	CHECK_INT(capr_open(&r, f), CAPR_OK);
+	CHECK_INT(capr_next(&r, &rec), CAPR_OK);
+	CHECK_INT(rec.u.cgroup.pid, 40);
+	CHECK(rec.u.cgroup.path.len == 1 && rec.u.cgroup.path.s[0] == '/');
+	CHECK(rec.u.cgroup.trusted == CAP_CGROUP_ALL);
+	CHECK_INT(capr_next(&r, &rec), CAPR_OK);
+	CHECK_INT(rec.u.cgroup.pid, 41);
+	CHECK_INT(rec.u.cgroup.trusted, 0x0102);
+	CHECK_INT(capr_next(&r, &rec), CAPR_CORRUPT);
+	capr_free(&r);
+	fclose(f);
+}
+
+/* A STACK deeper than readers keep is read up to its limit, from the
+ * leaf, with what was cut said; the whole payload is still checked. */
+TEST(stacks_deeper_than_readers_keep_are_cut_at_the_root_end)
+{
+	uint64_t ips[CAP_MAX_FRAMES + 5];
+	struct cap_writer w;
+	struct cap_reader r;
+	struct cap_record rec;
+	char *cap;
+	size_t n;
+	FILE *f;
+
+	for (size_t i = 0; i < sizeof(ips) / sizeof(ips[0]); i++)
+		ips[i] = 0x1000 + i;
+	f = open_memstream(&cap, &n);
+	capw_init(&w, f);
+	capw_stack(&w, 1, CAP_MAX_FRAMES, ips);
+	capw_stack(&w, 2, CAP_MAX_FRAMES + 5, ips);
+	capw_free(&w);
+	fclose(f);
+	f = reader_on(cap, n);
+	CHECK_INT(capr_open(&r, f), CAPR_OK);
+	CHECK_INT(capr_next(&r, &rec), CAPR_OK);
+	CHECK_INT(rec.u.stack.nr, CAP_MAX_FRAMES);
+	CHECK_INT(rec.u.stack.cut, 0);
+	CHECK_INT(capr_next(&r, &rec), CAPR_OK);
+	CHECK_INT(rec.u.stack.id, 2);
+	CHECK_INT(rec.u.stack.nr, CAP_MAX_FRAMES);
+	CHECK_INT(rec.u.stack.cut, 5);
+	CHECK_INT(cap_stack_ip(&rec.u.stack, 0), 0x1000);
+	CHECK_INT(cap_stack_ip(&rec.u.stack, CAP_MAX_FRAMES - 1), 0x1000 + CAP_MAX_FRAMES - 1);
+	CHECK_INT(capr_next(&r, &rec), CAPR_EOF);
+	capr_free(&r);
+	fclose(f);
+
+	/* One that claims more frames than its payload holds is corrupt,
+	 * however many it claims. */
+	cap[n - 8 * (CAP_MAX_FRAMES + 5) - 4] += 1;
+	f = reader_on(cap, n);
+	CHECK_INT(capr_open(&r, f), CAPR_OK);
+	CHECK_INT(capr_next(&r, &rec), CAPR_OK);
+	CHECK_INT(capr_next(&r, &rec), CAPR_CORRUPT);
+	capr_free(&r);
+	fclose(f);
+	free(cap);
 }
 
 TEST(malformed_records_are_corrupt)

@@ -1,35 +1,49 @@
 /*
  * The container id and systemd unit of a cgroup path (docs/FORMATS.md
  * section 6), over the shapes container runtimes and systemd give paths,
- * and paths a process that owns its cgroup could make up.
+ * and paths a process that owns its cgroup could make up; from the names
+ * the capture says the host made, or, in a capture that does not say,
+ * from the whole path but what is below a user@UID.service.
  */
 #include "unit.h"
 
 #include <string.h>
 
+#include "capture.h"
 #include "cgroup_labels.h"
 
 #define ID "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 #define ID2 "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
 
-static const char *cid(const char *path)
+static const char *cid_of(const char *path, uint32_t trusted)
 {
 	static char id[CONTAINER_ID_LEN + 1];
 
-	return cgroup_container_id(path, id) ? id : "-";
+	return cgroup_container_id(path, trusted, id) ? id : "-";
 }
 
-static const char *unit_of(const char *path)
+static const char *unit_in(const char *path, uint32_t trusted)
 {
 	static char out[4096];
 	size_t len;
-	const char *u = cgroup_systemd_unit(path, &len);
+	const char *u = cgroup_systemd_unit(path, trusted, &len);
 
 	if (!u)
 		return "-";
 	memcpy(out, u, len);
 	out[len] = '\0';
 	return out;
+}
+
+/* From a 1.4 capture, which did not say which names the host made. */
+static const char *cid(const char *path)
+{
+	return cid_of(path, CAP_CGROUP_ALL);
+}
+
+static const char *unit_of(const char *path)
+{
+	return unit_in(path, CAP_CGROUP_ALL);
 }
 
 TEST(container_ids_of_the_runtimes)
@@ -109,4 +123,36 @@ TEST(systemd_units)
 	CHECK_STR(unit_of("/docker/" ID), "-");
 	CHECK_STR(unit_of("/kubepods/burstable/pod1/" ID), "-");
 	CHECK_STR(unit_of("/system.slice"), "-");
+}
+
+TEST(only_from_the_names_the_host_made)
+{
+	/* A cgroup delegated to a user (a Delegate=yes service of theirs),
+	 * in which they made a system unit's name and a container's. */
+	static const char deleg[] = "/system.slice/build.service/sshd.service";
+	static const char box[] = "/system.slice/build.service/docker-" ID ".scope";
+
+	CHECK_STR(unit_in(deleg, 2), "build.service");
+	CHECK_STR(cid_of(deleg, 2), "-");
+	CHECK_STR(unit_in(box, 2), "build.service");
+	CHECK_STR(cid_of(box, 2), "-");
+	/* A container's scope the host made is its own (its manager is
+	 * delegated what is below: a nested one there is not believed). */
+	CHECK_STR(cid_of("/system.slice/docker-" ID ".scope", 2), ID);
+	CHECK_STR(cid_of("/system.slice/docker-" ID ".scope/docker-" ID2 ".scope", 2), ID);
+	CHECK_STR(unit_in("/system.slice/docker-" ID ".scope/init.scope", 2),
+		  "docker-" ID ".scope");
+	CHECK_STR(cid_of("/docker/" ID "/" ID2, 2), ID);
+	/* Nothing trusted, nothing claimed; the names count from the root. */
+	CHECK_STR(unit_in("/system.slice/nginx.service", 0), "-");
+	CHECK_STR(unit_in("/system.slice/nginx.service", 1), "-");
+	CHECK_STR(unit_in("/system.slice/nginx.service", 2), "nginx.service");
+	CHECK_STR(unit_in("/system.slice/nginx.service", 3), "nginx.service");
+	CHECK_STR(cid_of("/" ID, 1), ID);
+	CHECK_STR(cid_of("/" ID, 0), "-");
+	CHECK_STR(unit_in("/", 5), "-");
+	CHECK_STR(unit_in("", 5), "-");
+	/* The user@UID.service rule holds within the trusted names too. */
+	CHECK_STR(unit_in("/user.slice/user-1000.slice/user@1000.service/app.slice/x.service", 5),
+		  "user@1000.service");
 }

@@ -16,7 +16,7 @@ static bool define(struct stack_table *t, uint32_t id, uint32_t nr, uint64_t fir
 	for (uint32_t i = 0; i < nr; i++)
 		for (int b = 0; b < 8; b++)
 			le[8 * i + b] = (uint8_t)((first_ip + i) >> (8 * b));
-	return stack_table_define(t, &(struct cap_stack){ id, nr, le });
+	return stack_table_define(t, &(struct cap_stack){ .id = id, .nr = nr, .ips = le });
 }
 
 TEST(sequential_ids_are_dense_and_keep_their_frames)

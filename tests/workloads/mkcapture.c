@@ -29,6 +29,7 @@
  *                              PATH instead of MAPPED-PATH)
  *   ksym START END NAME        a KSYM record (of the kernel image)
  *   cgroup PID PATH            a CGROUP record (1.4: set $MKCAPTURE_MINOR=4)
+ *   cgroup5 PID N PATH         a CGROUP record of 1.5: its first N names the host made
  *   loss CAUSE COUNT           a LOSS record
  *   on PID/TID COUNT KSTACK USTACK
  *                              an on-CPU SAMPLE (1.3)
@@ -164,6 +165,9 @@ static int directive(char *line)
 	if (sscanf(line, "comm %u %u %n", &a, &b, &n) == 2 && n) {
 		u32(a), u32(b), str(line + n);
 		emit(2);
+	} else if (sscanf(line, "cgroup5 %u %u %n", &a, &b, &n) == 2 && n) {
+		u32(a), str(line + n), u16((uint16_t)b);
+		emit(12);
 	} else if (sscanf(line, "cgroup %u %n", &a, &n) == 1 && n) {
 		u32(a), str(line + n);
 		emit(12);
