@@ -64,8 +64,10 @@ fuse_for_user() {
 user_mount() {
 	mkdir -p "$2"
 	chown $USER_ID:$USER_ID "$2"
-	# In the foreground, so that $! is the server (setpriv execs it).
-	as_user bindfs -f -o allow_other "$1" "$2" &
+	# In the foreground, so that $! is the server: setpriv execs it (as_user,
+	# a function, would put a subshell between).
+	setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups \
+		bindfs -f -o allow_other "$1" "$2" &
 	SERVER=$!
 	SERVERS="${SERVERS:-} $SERVER"
 	MOUNTS="${MOUNTS:-} $2"
