@@ -429,7 +429,8 @@ peak_rss() {
 	cp "$PROF_WORKLOADS/nofp" "$PUB/src/app"
 	chown -R $USER_ID:$USER_ID "$PUB/src"
 	user_mount "$PUB/src" "$PUB/mnt"
-	as_user "$PUB/mnt/app" 60 &
+	# setpriv, not as_user: $! must be the program itself (teardown kills it).
+	setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups "$PUB/mnt/app" 60 &
 	APID=$!
 	for _ in $(seq 50); do
 		grep -q "$PUB/mnt/app" "/proc/$APID/maps" 2>/dev/null && break
