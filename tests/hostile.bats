@@ -79,6 +79,23 @@ user_mount() {
 	return 1
 }
 
+# app_on_user_mount: the user's program (nofp, 60 s) run from their bindfs
+# mount $PUB/mnt, as $APID, once it is mapped; the server is $SERVER.
+app_on_user_mount() {
+	mkdir "$PUB/src"
+	cp "$PROF_WORKLOADS/nofp" "$PUB/src/app"
+	chown -R $USER_ID:$USER_ID "$PUB/src"
+	user_mount "$PUB/src" "$PUB/mnt"
+	# setpriv, not as_user: $! must be the program itself (teardown kills it).
+	setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups "$PUB/mnt/app" 60 &
+	APID=$!
+	for _ in $(seq 50); do
+		grep -q "$PUB/mnt/app" "/proc/$APID/maps" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # peak_rss_kb CMD...: runs CMD; its peak RSS in KiB in $RSS, status in $status.
 peak_rss() {
 	run /usr/bin/time -f 'rss %M' "$@"
@@ -384,16 +401,7 @@ peak_rss() {
 	# FUSE for users, and allow_other: root's processes may then map the
 	# user's files.
 	fuse_for_user
-	mkdir "$PUB/src"
-	cp "$PROF_WORKLOADS/nofp" "$PUB/src/app"
-	chown -R $USER_ID:$USER_ID "$PUB/src"
-	user_mount "$PUB/src" "$PUB/mnt"
-	setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups "$PUB/mnt/app" 60 &
-	APID=$!
-	for _ in $(seq 50); do
-		grep -q "$PUB/mnt/app" "/proc/$APID/maps" 2>/dev/null && break
-		sleep 0.1
-	done
+	app_on_user_mount
 	# The user stops their server: an open or a read of the file waits.
 	kill -STOP "$SERVER"
 	prof-sample -a -o "$TMP/cap.prof" 2> "$TMP/err" &
@@ -425,17 +433,7 @@ peak_rss() {
 
 @test "a user's FUSE server that stops answering holds up neither root's prof-symbolize nor its pprof" {
 	fuse_for_user
-	mkdir "$PUB/src"
-	cp "$PROF_WORKLOADS/nofp" "$PUB/src/app"
-	chown -R $USER_ID:$USER_ID "$PUB/src"
-	user_mount "$PUB/src" "$PUB/mnt"
-	# setpriv, not as_user: $! must be the program itself (teardown kills it).
-	setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups "$PUB/mnt/app" 60 &
-	APID=$!
-	for _ in $(seq 50); do
-		grep -q "$PUB/mnt/app" "/proc/$APID/maps" 2>/dev/null && break
-		sleep 0.1
-	done
+	app_on_user_mount
 	# Root's capture, while the server answers.
 	run prof-sample -F 199 -d 2 -o "$TMP/cap.prof"
 	[ "$status" -eq 0 ]
