@@ -403,8 +403,12 @@ static __always_inline bool is_target(__u32 pid, __u32 tid)
 {
 	if (tid == 0 && !include_idle)
 		return false;
-	if (filter_pids && !bpf_map_lookup_elem(&pids, &pid))
-		return false;
+	if (filter_pids) {
+		__u8 *v = bpf_map_lookup_elem(&pids, &pid);
+
+		if (!v || *v != PROF_PID_TARGET)
+			return false;
+	}
 	if (filter_tids && !bpf_map_lookup_elem(&tids, &tid))
 		return false;
 	if (filter_cgroup && bpf_current_task_under_cgroup(&cgroups, 0) != 1)
@@ -670,10 +674,23 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(follow_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
-	__u8 one = 1;
+	__u8 target = PROF_PID_TARGET;
 
 	if (ptgid != ctgid && bpf_map_lookup_elem(&pids, &ptgid))
-		bpf_map_update_elem(&pids, &ctgid, &one, BPF_ANY);
+		bpf_map_update_elem(&pids, &ctgid, &target, BPF_ANY);
+	return 0;
+}
+
+/* The command becomes a target in its exec, once it runs its own code
+ * under its own name. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(command_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid);
+	__u8 *v = bpf_map_lookup_elem(&pids, &tgid);
+
+	if (v && *v == PROF_PID_AT_EXEC)
+		*v = PROF_PID_TARGET;
 	return 0;
 }
 

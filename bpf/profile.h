@@ -19,6 +19,12 @@
 /* Most wakers an off-CPU sample names (--wakeup-depth). */
 #define PROF_MAX_WAKERS 4
 
+/* A PID's value in the filter: a target, or the command of -- COMMAND
+ * between its fork and its exec, when it still runs prof-sample's code
+ * under prof-sample's name (perf's enable_on_exec, in effect). */
+#define PROF_PID_TARGET 1
+#define PROF_PID_AT_EXEC 2
+
 /* A thread that woke another, with its stacks when it did (their hashes,
  * in the wake_stacks map). */
 struct waker {

@@ -80,6 +80,7 @@ static void configure(struct profile_bpf *skel, const struct options *o,
 	skel->rodata->user_stacks = o->user;
 	skel->rodata->stack_copy_size = o->stack_size;
 	bpf_program__set_autoload(skel->progs.follow_fork, follow);
+	bpf_program__set_autoload(skel->progs.command_exec, follow);
 	bpf_program__set_autoload(skel->progs.forget_exit, skel->rodata->filter_pids);
 	configure_off_cpu(skel, o);
 	src->configure(skel, o);

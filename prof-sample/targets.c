@@ -17,6 +17,7 @@
 
 #include "diag.h"
 #include "proc_maps.h"
+#include "profile.h"
 #include "profile.skel.h"
 
 static void add_ids(uint32_t **ids, size_t *n, const char *list, const char *what)
@@ -157,12 +158,10 @@ void targets_configure(const struct targets *t, struct profile_bpf *skel)
 	skel->rodata->filter_cgroup = t->cgroup != NULL;
 }
 
-static bool fill(int fd, const uint32_t *ids, size_t n, const char *what)
+static bool fill(int fd, const uint32_t *ids, size_t n, const char *what, uint8_t value)
 {
-	uint8_t one = 1;
-
 	for (size_t i = 0; i < n; i++) {
-		if (bpf_map_update_elem(fd, &ids[i], &one, BPF_ANY) != 0) {
+		if (bpf_map_update_elem(fd, &ids[i], &value, BPF_ANY) != 0) {
 			warn("adding %s %u to the filter", what, ids[i]);
 			return false;
 		}
@@ -174,8 +173,8 @@ bool targets_install(const struct targets *t, struct profile_bpf *skel)
 {
 	uint32_t zero = 0;
 
-	if (!fill(bpf_map__fd(skel->maps.pids), t->pids, t->npids, "PID") ||
-	    !fill(bpf_map__fd(skel->maps.tids), t->tids, t->ntids, "TID"))
+	if (!fill(bpf_map__fd(skel->maps.pids), t->pids, t->npids, "PID", PROF_PID_TARGET) ||
+	    !fill(bpf_map__fd(skel->maps.tids), t->tids, t->ntids, "TID", 1))
 		return false;
 	if (t->cgroup && bpf_map_update_elem(bpf_map__fd(skel->maps.cgroups), &zero,
 					     &t->cgroup_fd, BPF_ANY) != 0) {
@@ -187,7 +186,7 @@ bool targets_install(const struct targets *t, struct profile_bpf *skel)
 
 bool targets_follow(struct profile_bpf *skel, uint32_t pid)
 {
-	return fill(bpf_map__fd(skel->maps.pids), &pid, 1, "PID");
+	return fill(bpf_map__fd(skel->maps.pids), &pid, 1, "PID", PROF_PID_AT_EXEC);
 }
 
 void targets_free(struct targets *t)

@@ -42,7 +42,8 @@ void targets_configure(const struct targets *t, struct profile_bpf *skel);
 /* Fills the BPF filter maps; false with a message on error. */
 bool targets_install(const struct targets *t, struct profile_bpf *skel);
 
-/* Samples pid and, through the fork tracepoint, its descendants. */
+/* Samples pid from its exec on (the command, forked by prof-sample) and,
+ * through the fork tracepoint, its descendants. */
 bool targets_follow(struct profile_bpf *skel, uint32_t pid);
 
 /* Parses a CPU list ("0-3,7") into a bitmap of max entries; false if bad. */
