@@ -138,9 +138,9 @@ workloads: $(WORKLOAD_BINS)
 
 # What CI runs (.ci/run): the whole suite on the build users get, again on
 # an ASan+UBSan build, and every fuzz target for CHECK_FUZZ_SECONDS; one
-# summary line for all.  The suites that sample nothing run last, the two
-# builds side by side beside the fuzzing (tests/run).  About 21 minutes on
-# two cores.
+# summary line for all.  The suites that sample nothing run at nice 19
+# beside the second build's sampling suites, with the fuzzing (tests/run).
+# About 23 minutes on two cores, builds included.
 ASAN_BUILD := build-asan
 ASAN_MAKE  := BUILD=$(ASAN_BUILD) CC=gcc \
 	SANITIZE='-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all'
