@@ -387,15 +387,11 @@ void file_reader_free(struct file_reader *r)
 {
 	if (!r)
 		return;
-	if (!r->in_flight && r->h.pid > 0) {
-		/* Idle: it ends as its socket does, and is not waited for
-		 * (what is left of it goes when the caller exits). */
-		close(r->h.sock);
-		kill(r->h.pid, SIGKILL);
-		waitpid(r->h.pid, NULL, WNOHANG);
-		r->h.sock = -1;
-		r->h.pid = -1;
-	}
+	/* Idle, it waits on nothing but its socket: SIGKILL ends it at once,
+	 * and helper_kill() waits the few milliseconds that takes, so that
+	 * no reader outlives its caller (a service manager would see one). */
+	if (!r->in_flight && r->h.pid > 0)
+		helper_kill(&r->h);
 	kill_reader(r);
 	for (size_t i = r->in_flight ? r->head - 1 : r->head; i < r->n; i++) {
 		if (r->q[i].fd >= 0)

@@ -281,6 +281,41 @@ unmounts_while_sampling() {
 	return 1
 }
 
+@test "prof-sample leaves none of its helpers behind when it exits" {
+	# Processes gone before their files are opened: the file reader, a
+	# helper, opens those by path.  Before, the idle reader was killed and
+	# not waited for, and outlived prof-sample for a moment.
+	sh -c 'while :; do /bin/true; done' &
+	WORKLOAD_PID=$!
+	# A subreaper stands in for a service manager: whatever prof-sample
+	# leaves behind becomes its child, running or not yet reaped.
+	run python3 - "$(command -v prof-sample)" "$TMP/cap.prof" <<-'PY'
+	import ctypes, os, subprocess, sys
+	PR_SET_CHILD_SUBREAPER = 36
+	ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+	p = subprocess.run([sys.argv[1], "-v", "-a", "-d", "1", "-o", sys.argv[2]],
+	                   stderr=subprocess.PIPE, text=True)
+	print(p.stderr, end="")
+	left = []
+	try:
+	    while True:
+	        pid, _ = os.waitpid(-1, os.WNOHANG)
+	        if pid == 0:
+	            left.append("one still running")
+	            break
+	        left.append(pid)
+	except ChildProcessError:
+	    pass
+	print("left behind:", left)
+	sys.exit(p.returncode or (3 if left else 0))
+	PY
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# The reader was there to be left: files were opened by path.
+	grep -qE 'mapped files: .*, [1-9][0-9]* by path' <<<"$output"
+	grep -qx 'left behind: \[\]' <<<"$output"
+}
+
 @test "the files of processes that have gone are let go of: their file system unmounts while prof-sample runs" {
 	NS_MNT=$TMP/mnt
 	mkdir "$NS_MNT"
