@@ -1,9 +1,10 @@
 /*
- * The one clock of a capture: CLOCK_MONOTONIC, in nanoseconds.  Sample
- * times are counted from its value at the capture's start.
+ * The one clock of a capture, and of the helpers' timeouts:
+ * CLOCK_MONOTONIC, in nanoseconds.  Sample times are counted from its
+ * value at the capture's start.
  */
-#ifndef PROF_SAMPLE_CLOCK_H
-#define PROF_SAMPLE_CLOCK_H
+#ifndef PROF_CLOCK_H
+#define PROF_CLOCK_H
 
 #include <stdint.h>
 #include <time.h>
