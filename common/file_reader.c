@@ -111,11 +111,12 @@ void file_reader_free(struct file_reader *r)
 {
 	if (!r)
 		return;
-	/* Idle, it waits on nothing but its socket: SIGKILL ends it at once,
-	 * and helper_kill() waits the few milliseconds that takes, so that
-	 * no reader outlives its caller (a service manager would see one). */
+	/* Idle, it waits on nothing but its socket, and ends when it reads
+	 * the end of it: waited for, so that no reader outlives its caller
+	 * (a service manager would see one).  A bounded wait after SIGKILL
+	 * was not enough: an ASan build's exit, on a busy host, takes longer. */
 	if (!r->in_flight && r->h.pid > 0)
-		helper_kill(&r->h);
+		helper_stop(&r->h);
 	kill_reader(r);
 	for (size_t i = r->in_flight ? r->head - 1 : r->head; i < r->n; i++) {
 		if (r->q[i].fd >= 0)
