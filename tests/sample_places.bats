@@ -269,15 +269,26 @@ sampling() {
 	return 1
 }
 
-# Waits, up to 10 s, for prof-sample ($SAMPLER) to let go of the file
+# Waits, up to 20 s, for prof-sample ($SAMPLER) to let go of the file
 # system at NS_MNT, the way a container runtime unmounts a container's
 # root once its processes have gone; fails if prof-sample ended first.
+# Files go after 30 complete drains, 3 s here; a drain that leaves samples
+# for the next one (a loaded host) does not count.  On failure, who holds
+# the mount, and what prof-sample says of its files.
 unmounts_while_sampling() {
-	for _ in $(seq 40); do
+	for _ in $(seq 80); do
 		kill -0 "$SAMPLER"
 		umount "$NS_MNT" 2>/dev/null && return 0
 		sleep 0.25
 	done
+	for p in /proc/[0-9]*; do
+		{ grep -F "$NS_MNT" "$p/maps"; ls -l "$p/fd" | grep -F "$NS_MNT"; } 2>/dev/null |
+			sed "s|^|$(cat "$p/comm" 2>/dev/null) ${p#/proc/}: |"
+	done
+	kill -INT "$SAMPLER"
+	wait "$SAMPLER" || true
+	SAMPLER=
+	cat "$TMP"/*.err
 	return 1
 }
 

@@ -27,11 +27,16 @@
  * waits in pthread_join), in this order (mix: worker, writer; chain: a, b, c):
  *
  *   thread name=NAME tid=TID wall_ns=N cpu_ns=N nanosleep_ns=N pipe_read_ns=N
+ *          long_nanosleep_ns=N
  *
  * wall_ns: CLOCK_MONOTONIC from the thread's start to its end; cpu_ns:
  * CLOCK_THREAD_CPUTIME_ID over the same span; nanosleep_ns and pipe_read_ns:
  * CLOCK_MONOTONIC around each clock_nanosleep() and each read() of a pipe,
- * summed.  Exit status 2 on a usage error.
+ * summed; long_nanosleep_ns: the part of nanosleep_ns in sleeps that lasted
+ * LONG_SLEEP or more (a 15 ms sleep woken late on a loaded machine does),
+ * which bounds what a profiler told to skip shorter blocks may count, since
+ * a block seen from the scheduler lies within the span measured around its
+ * system call.  Exit status 2 on a usage error.
  */
 #define _GNU_SOURCE
 #include <err.h>
@@ -46,6 +51,7 @@
 #include <unistd.h>
 
 #define MS 1000000L
+#define LONG_SLEEP (20 * MS)
 #define noinline __attribute__((noinline))
 
 struct thread {
@@ -53,7 +59,7 @@ struct thread {
 	void *(*run)(struct thread *);
 	int in, out; /* the pipe ends it reads and writes, or -1 */
 	pid_t tid;
-	int64_t wall_ns, cpu_ns, nanosleep_ns, pipe_read_ns;
+	int64_t wall_ns, cpu_ns, nanosleep_ns, pipe_read_ns, long_nanosleep_ns;
 };
 
 static int64_t start, deadline, period;
@@ -84,10 +90,13 @@ static int64_t period_start(void)
 static noinline void timed_sleep(struct thread *t, int64_t until)
 {
 	struct timespec ts = { until / 1000000000L, until % 1000000000L };
-	int64_t begin = now_ns(CLOCK_MONOTONIC);
+	int64_t begin = now_ns(CLOCK_MONOTONIC), slept;
 
 	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-	t->nanosleep_ns += now_ns(CLOCK_MONOTONIC) - begin;
+	slept = now_ns(CLOCK_MONOTONIC) - begin;
+	t->nanosleep_ns += slept;
+	if (slept >= LONG_SLEEP)
+		t->long_nanosleep_ns += slept;
 }
 
 /* One byte from the pipe; false at its end. */
@@ -287,9 +296,10 @@ int main(int argc, char **argv)
 		struct thread *t = &threads[i];
 
 		printf("thread name=%s tid=%d wall_ns=%lld cpu_ns=%lld nanosleep_ns=%lld "
-		       "pipe_read_ns=%lld\n",
+		       "pipe_read_ns=%lld long_nanosleep_ns=%lld\n",
 		       t->name, (int)t->tid, (long long)t->wall_ns, (long long)t->cpu_ns,
-		       (long long)t->nanosleep_ns, (long long)t->pipe_read_ns);
+		       (long long)t->nanosleep_ns, (long long)t->pipe_read_ns,
+		       (long long)t->long_nanosleep_ns);
 	}
 	return 0;
 }
