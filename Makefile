@@ -125,6 +125,9 @@ WORKLOAD_CFLAGS_nofp  := -O2 -g -fomit-frame-pointer
 # Without -g too: gcc would put the CFI in .debug_frame instead.
 WORKLOAD_CFLAGS_nocfi := -O2 -fomit-frame-pointer -fno-asynchronous-unwind-tables \
 	-fno-unwind-tables
+# At -O0, where even leaf functions keep their frame.
+WORKLOAD_CFLAGS_nocfi_fp := -O0 -fno-omit-frame-pointer -fno-asynchronous-unwind-tables \
+	-fno-unwind-tables
 
 # Not a workload but a benchmark's input generator: optimized, so that it
 # writes a million stacks in seconds.

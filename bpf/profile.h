@@ -89,6 +89,7 @@ enum prof_counter {
  * order libdwfl takes them in.
  */
 #define PROF_NR_UREGS 17
+#define PROF_UREG_FP 6
 #define PROF_UREG_SP 7
 #define PROF_UREG_IP 16
 /* Largest --stack-size, as perf's (65528): glibc's regex matcher alone

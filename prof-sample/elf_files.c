@@ -1,6 +1,7 @@
 #include "elf_files.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,6 +182,52 @@ bool elf_image_bias(const struct elf_image *f, const struct mapping *m, GElf_Add
 			*bias = m->start - m->pgoff - ph->p_vaddr + ph->p_offset;
 			return true;
 		}
+	}
+	return false;
+}
+
+/* The length of an FF /2 call's operand from its ModRM byte on: ModRM,
+ * SIB and displacement, or 0 if modrm is not /2 (of avail bytes). */
+static size_t indirect_call_operand(const uint8_t *modrm, size_t avail)
+{
+	unsigned mod = modrm[0] >> 6, rm = modrm[0] & 7;
+	size_t n = 1;
+
+	if (((modrm[0] >> 3) & 7) != 2)
+		return 0;
+	if (mod == 3)
+		return 1;
+	if (rm == 4 && avail < 2)
+		return 0;
+	if (rm == 4) /* a SIB byte; base 5 without displacement means disp32 */
+		n += 1 + (mod == 0 && (modrm[1] & 7) == 5 ? 4 : 0);
+	else if (mod == 0 && rm == 5) /* rip-relative */
+		n += 4;
+	return n + (mod == 1 ? 1 : mod == 2 ? 4 : 0);
+}
+
+bool elf_image_call_before(const struct elf_image *f, GElf_Addr vaddr)
+{
+	size_t size;
+	const uint8_t *file = (const uint8_t *)elf_rawfile(f->elf, &size), *at;
+
+	for (size_t i = 0; file && i < f->nloads; i++) {
+		const GElf_Phdr *ph = &f->loads[i];
+		/* The 7 bytes before vaddr, all in this segment's file part. */
+		if (!(ph->p_flags & PF_X) || vaddr < ph->p_vaddr + 7 ||
+		    vaddr > ph->p_vaddr + ph->p_filesz || ph->p_offset > size ||
+		    vaddr - ph->p_vaddr > size - ph->p_offset)
+			continue;
+		at = file + ph->p_offset + (vaddr - ph->p_vaddr);
+		if (at[-5] == 0xe8) /* call rel32 */
+			return true;
+		/* call r/m64: FF, then 1 (a register) to 6 bytes of operand;
+		 * a REX prefix before FF changes neither. */
+		for (size_t len = 2; len <= 7; len++)
+			if (at[-(ptrdiff_t)len] == 0xff &&
+			    indirect_call_operand(at - len + 1, len - 1) == len - 1)
+				return true;
+		return false;
 	}
 	return false;
 }

@@ -58,4 +58,9 @@ const struct elf_image *elf_files_vdso(struct elf_files *fs);
  * m->pgoff is at m->start. */
 bool elf_image_bias(const struct elf_image *f, const struct mapping *m, GElf_Addr *bias);
 
+/* Whether the instruction that ends just before file address vaddr in f's
+ * code is an x86-64 call: a return address, which a frame-pointer walk's
+ * callers must be, and a garbage word on the stack seldom is. */
+bool elf_image_call_before(const struct elf_image *f, GElf_Addr vaddr);
+
 #endif

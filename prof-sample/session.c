@@ -442,6 +442,8 @@ void session_report(struct session *s)
 		progress(s, true);
 	recorder_run_stats(s->rec, &run);
 	report_samples(&run, s->opt, verbose);
+	if (s->src->report && s->src_state)
+		s->src->report(s->src_state, verbose);
 	if (s->opt->off_cpu)
 		report_blocks(s, &run, verbose);
 	if (s->have_cache)

@@ -59,6 +59,9 @@ struct source_ops {
 	 * stamped time_ns; every one of them if last (sampling has
 	 * stopped). */
 	enum drain_result (*drain)(void *state, uint64_t time_ns, bool last);
+	/* What only this source knows of the capture, said at its end
+	 * (NULL: nothing). */
+	void (*report)(const void *state, bool verbose);
 };
 
 extern const struct source_ops fp_source;    /* --unwind=fp */

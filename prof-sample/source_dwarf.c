@@ -9,6 +9,7 @@
 
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -316,6 +317,16 @@ static enum drain_result dwarf_drain(void *state, uint64_t time_ns, bool last)
 	return DRAIN_COMPLETE;
 }
 
+static void dwarf_report(const void *state, bool verbose)
+{
+	const struct unwinder_stats *st = unwinder_stats(((const struct dwarf_source *)state)->unw);
+
+	if (verbose && st->fp_in_files)
+		warnx("user stacks walked by frame pointer through code without CFI: %" PRIu64
+		      " (%" PRIu64 " frames)",
+		      st->samples_fp_in_files, st->fp_in_files);
+}
+
 const struct source_ops dwarf_source = {
 	.name = "dwarf",
 	.configure = dwarf_configure,
@@ -326,4 +337,5 @@ const struct source_ops dwarf_source = {
 	.poll_ms = 10,
 	.poll = dwarf_poll,
 	.drain = dwarf_drain,
+	.report = dwarf_report,
 };

@@ -8,12 +8,16 @@
  * libelf descriptors shared by the Dwfls of every process that maps them.
  *
  * libdwfl falls back to the frame pointer when no CFI describes a frame.
- * In a file that is the wrong answer: code without CFI is exactly the code
- * that may not keep a frame pointer, and a garbage rbp yields callers that
- * look real.  So the walk stops at such a frame and the sample is counted
- * as truncated.  The fallback is left to run only in anonymous executable
- * memory (JIT code, which has no CFI but whose runtimes keep frame pointers
- * for profilers), and the caller it finds must be executable code.
+ * Code without CFI may not keep a frame pointer, and a garbage rbp yields
+ * callers that look real; yet a runtime's hand-written code (V8's builtins,
+ * inside node's own binary) has no CFI and does keep one, and stopping
+ * there cut most of a Node.js process's stacks.  So the fallback runs in
+ * anonymous executable memory (JIT code, whose runtimes keep frame pointers
+ * for profilers), where the caller it finds must be executable code; and in
+ * a file's code without CFI only when rbp is sane (frame_pointer_step()):
+ * within the stack copy, above the frame's stack pointer, and saving a
+ * return address that follows a call instruction.  Otherwise the walk stops
+ * there and the sample is counted as truncated.
  */
 #include "unwind.h"
 
@@ -41,6 +45,7 @@ struct walk {
 	uint32_t nr, max;
 	bool read_past_copy; /* the CFI wanted stack the copy does not have */
 	bool fp_step;	     /* the last step used the frame pointer */
+	uint32_t fp_in_files; /* frame-pointer steps in files' code without CFI */
 	enum unwind_status status;
 	bool stopped;
 };
@@ -74,6 +79,7 @@ struct unwinder {
 	 * server's children), kept while used. */
 	struct htab *procs;
 	uint64_t sweeps;
+	struct unwinder_stats st;
 };
 
 /* Set while next_step() asks for a module's .debug_frame: see
@@ -360,11 +366,52 @@ static enum check check_module(Dwfl_Module *mod, Dwarf_Addr pc)
 	return cfi_covers(cfi, bias, pc) ? CHECK_CFI : CHECK_NONE;
 }
 
+/* Whether ra, read from the stack as a return address, is one: in a
+ * file's code right after a call instruction, or in JIT code (whose bytes
+ * the capture does not have). */
+static bool returns_after_call(struct proc_dwfl *pd, const struct walk *w, Dwarf_Addr ra)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(pd->dwfl, ra - 1);
+	void **userdata;
+	Dwarf_Addr start;
+	const struct elf_image *f;
+
+	if (!mod)
+		return in_anon_code(w, ra - 1);
+	if (!dwfl_module_info(mod, &userdata, &start, NULL, NULL, NULL, NULL, NULL) ||
+	    !(f = *userdata))
+		return false;
+	/* report_module() put the image's low address at start. */
+	return elf_image_call_before(f, ra - (start - f->low));
+}
+
+/* A stack beyond this much of the sampled stack pointer is no stack. */
+#define STACK_REACH (64u << 20)
+
+/* Whether the frame at state, in a file's code without CFI, may be
+ * unwound by its frame pointer; UNWIND_COMPLETE if it may, else why not. */
+static enum unwind_status frame_pointer_step(struct proc_dwfl *pd, const struct walk *w,
+					     Dwfl_Frame *state)
+{
+	uint64_t base = w->in->regs[PROF_UREG_SP], ra;
+	Dwarf_Word fp, sp;
+
+	if (dwfl_frame_reg(state, PROF_UREG_FP, &fp) != 0 ||
+	    dwfl_frame_reg(state, PROF_UREG_SP, &sp) != 0 || fp % 8 || fp < sp || fp < base ||
+	    fp - base >= STACK_REACH)
+		return UNWIND_NO_CFI;
+	if (w->in->stack_len < 16 || fp - base > w->in->stack_len - 16)
+		return UNWIND_STACK_SHORT;
+	memcpy(&ra, w->in->stack + (fp - base) + 8, sizeof(ra));
+	return returns_after_call(pd, w, ra) ? UNWIND_COMPLETE : UNWIND_NO_CFI;
+}
+
 /* Decides, before libdwfl unwinds the frame at pc, whether it may.  The
  * answers are kept per process: the same few thousand pcs come back in
  * every sample, and each lookup costs libdw an allocation. */
-static int next_step(struct proc_dwfl *pd, struct walk *w, Dwarf_Addr pc)
+static int next_step(struct proc_dwfl *pd, struct walk *w, Dwfl_Frame *state, Dwarf_Addr pc)
 {
+	enum unwind_status fp;
 	Dwfl_Module *mod = dwfl_addrmodule(pd->dwfl, pc);
 	struct htab_entry *e;
 	bool created;
@@ -385,7 +432,11 @@ static int next_step(struct proc_dwfl *pd, struct walk *w, Dwarf_Addr pc)
 	case CHECK_ENTRY:
 		return stop(w, UNWIND_COMPLETE);
 	default:
-		return stop(w, UNWIND_NO_CFI);
+		if ((fp = frame_pointer_step(pd, w, state)) != UNWIND_COMPLETE)
+			return stop(w, fp);
+		w->fp_step = true;
+		w->fp_in_files++;
+		return DWARF_CB_OK;
 	}
 }
 
@@ -409,7 +460,7 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 		return DWARF_CB_ABORT;
 	}
 	w->ips[w->nr++] = pc;
-	return next_step(pd, w, at);
+	return next_step(pd, w, state, at);
 }
 
 enum unwind_status unwind(struct unwinder *u, const struct unwind_input *in, uint64_t *ips,
@@ -436,6 +487,8 @@ enum unwind_status unwind(struct unwinder *u, const struct unwind_input *in, uin
 		ips[w.nr++] = in->regs[PROF_UREG_IP];
 	}
 	*nr = w.nr;
+	u->st.fp_in_files += w.fp_in_files;
+	u->st.samples_fp_in_files += w.fp_in_files > 0;
 	if (w.stopped)
 		return w.status;
 	/* libdwfl ends the walk without an error when a return address
@@ -444,6 +497,11 @@ enum unwind_status unwind(struct unwinder *u, const struct unwind_input *in, uin
 	if (w.read_past_copy)
 		return UNWIND_STACK_SHORT;
 	return ret == 0 ? UNWIND_COMPLETE : UNWIND_ERROR;
+}
+
+const struct unwinder_stats *unwinder_stats(const struct unwinder *u)
+{
+	return &u->st;
 }
 
 void unwinder_sweep(struct unwinder *u)

@@ -47,6 +47,14 @@ void unwinder_free(struct unwinder *u);
 enum unwind_status unwind(struct unwinder *u, const struct unwind_input *in, uint64_t *ips,
 			  uint32_t max, uint32_t *nr);
 
+struct unwinder_stats {
+	/* Frames unwound by their frame pointer in a file's code without
+	 * CFI (unwind.c says when), and the walks that took any. */
+	uint64_t fp_in_files, samples_fp_in_files;
+};
+
+const struct unwinder_stats *unwinder_stats(const struct unwinder *u);
+
 /* Forgets the sessions no sample used in the last two drains. */
 void unwinder_sweep(struct unwinder *u);
 

@@ -6,7 +6,8 @@
 # qsort, and Debian's xz and liblzma); kernel frames (dd copying through
 # read and write); and JIT code named by a perf map (Node.js, when it is
 # installed, as the set-up installs it).  Kernel and JIT frames are
-# coloured apart, with a legend.  Needs root (prof-sample loads a BPF
+# coloured apart, with a legend.  DEMO_FOLDED=FILE keeps the folded stacks
+# the graph is drawn from.  Needs root (prof-sample loads a BPF
 # program).
 set -eu
 out=${1:-demo.svg}
@@ -33,6 +34,6 @@ trap 'rm -rf "$work"' EXIT
 	fi
 	wait
 	rm -f "/tmp/perf-${node:-none}.map"' sh "$(cd "${BUILD:-build}/workloads" && pwd)" "$work" "$secs" |
-	"$bin/prof-symbolize" | "$bin/prof-fold" --all |
+	"$bin/prof-symbolize" | "$bin/prof-fold" --all | tee "${DEMO_FOLDED:-/dev/null}" |
 	"$bin/prof-svg" --title "prof demo: processes, libraries, kernel and JIT frames" > "$out"
 echo "demo: wrote $out"

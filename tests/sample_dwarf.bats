@@ -104,7 +104,7 @@ wrong_calls() {
 	awk -v s="$(awk '$1 == "main" { print $2 }' <<<"$ours")" 'BEGIN { exit !(s >= 95) }'
 }
 
-@test "code without CFI: the walk stops at it, counted as truncated-no-cfi, with no guessed callers" {
+@test "code without CFI nor frame pointers: the walk stops at it, counted as truncated-no-cfi, with no guessed callers" {
 	require_root
 	run prof-sample -F 999 --user-only --unwind=dwarf -o "$TMP/cap.prof" -- "$PROF_WORKLOADS/nocfi" 2
 	[ "$status" -eq 0 ]
@@ -123,6 +123,70 @@ wrong_calls() {
 	# unwound, so nearly every sample is.
 	[ "$truncated" -ge $((total * 95 / 100)) ]
 	[ "$truncated" -le "$total" ]
+}
+
+@test "code without CFI that keeps frame pointers, as V8's builtins do: walked by them to the start, and -v says so" {
+	require_root
+	run prof-sample -v -F 999 --user-only --unwind=dwarf -o "$TMP/cap.prof" -- "$PROF_WORKLOADS/nocfi_fp" 2
+	[ "$status" -eq 0 ]
+	echo "$output" | grep -v '^libbpf'
+	prof-symbolize "$TMP/cap.prof" | prof-fold > "$TMP/folded"
+	cat "$TMP/folded"
+	total=$(folded_total "$TMP/folded")
+	walked=$(sed -n 's/.*walked by frame pointer through code without CFI: \([0-9]*\) .*/\1/p' <<<"$output")
+	[ "$total" -ge 500 ]
+	# spin's callers, each from its frame pointer, then libc's from its
+	# CFI: the whole stack.
+	[ "$(folded_total "$TMP/folded" '^nocfi_fp;_start;__libc_start_main;(__libc_start_call_main;)?main;outer;spin ')" -ge $((total * 95 / 100)) ]
+	[ "$walked" -ge $((total * 95 / 100)) ]
+}
+
+@test "a frame pointer in appearance only (a stack word that is code no call returns to): the walk stops there, counted" {
+	require_root
+	run prof-sample -F 999 --user-only --unwind=dwarf -o "$TMP/cap.prof" -- "$PROF_WORKLOADS/nocfi" 2 decoy
+	[ "$status" -eq 0 ]
+	prof-symbolize "$TMP/cap.prof" > "$TMP/frames.txt"
+	prof-fold "$TMP/frames.txt" > "$TMP/folded"
+	cat "$TMP/folded"
+	total=$(folded_total "$TMP/folded")
+	truncated=$(awk '$1 == "#" && $2 == "lost" && $3 == "truncated-no-cfi" { print $4 }' "$TMP/frames.txt")
+	[ "$total" -ge 500 ]
+	# rbp points at main's stack, at a word holding outer's address: a
+	# step by it would make outer spin_decoy's caller.
+	[ "$(folded_total "$TMP/folded" '^nocfi;spin_decoy ')" -ge $((total * 95 / 100)) ]
+	[ "$(folded_total "$TMP/folded" ';spin_decoy ')" -eq "$(folded_total "$TMP/folded" '^nocfi;spin_decoy ')" ]
+	[ "$truncated" -ge $((total * 95 / 100)) ]
+}
+
+@test "node with the default options: its stacks reach the start through V8's builtins; --perf-basic-prof names its JS" {
+	require_root
+	command -v node >/dev/null || skip "node is not installed"
+	cd "$TMP" # --perf-basic-prof leaves a V8 log in the current directory
+	cat > "$TMP/bench.js" <<-'JS'
+	function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+	function sortWork() { const a = []; for (let i = 0; i < 20000; i++) a.push((i * 7919) % 10007); a.sort((x, y) => x - y); return a[0]; }
+	function strWork() { let s = ''; for (let i = 0; i < 2000; i++) s += String.fromCharCode(97 + i % 26); return s.split('a').length; }
+	for (const end = Date.now() + 2500; Date.now() < end;) { fib(22); sortWork(); strWork(); }
+	JS
+	run prof-sample -v -F 499 -o "$TMP/cap.prof" -- node "$TMP/bench.js"
+	[ "$status" -eq 0 ]
+	echo "$output" | grep -v '^libbpf'
+	prof-symbolize "$TMP/cap.prof" | prof-fold --tid > "$TMP/folded"
+	# The main thread's stacks (its tid is its pid): from _start, through
+	# node::Start and V8's builtins, to where it ran.
+	main=$(awk -F'[-/;]' '$2 == $3' "$TMP/folded" | awk '{ s += $NF } END { print s + 0 }')
+	started=$(awk -F'[-/;]' '$2 == $3 && $0 ~ /^[^;]*;_start;__libc_start_main;.*node::Start;/' "$TMP/folded" |
+		awk '{ s += $NF } END { print s + 0 }')
+	builtins=$(grep -E ';_start;.*;Builtins_[A-Za-z]+;' "$TMP/folded" | awk '{ s += $NF } END { print s + 0 }')
+	echo "main thread: $started of $main samples from _start, $builtins through a builtin"
+	[ "$main" -ge 300 ]
+	[ "$started" -ge $((main * 95 / 100)) ]
+	[ "$builtins" -ge $((main / 2)) ]
+	prof-sample -F 499 -o "$TMP/cap2.prof" -- node --perf-basic-prof "$TMP/bench.js"
+	prof-symbolize "$TMP/cap2.prof" | prof-fold > "$TMP/folded2"
+	find /tmp -maxdepth 1 -name 'perf-*.map' -newer "$TMP/bench.js" -delete
+	# JIT code named from the perf map, under the builtins that called it.
+	grep -qE ';_start;.*;Builtins_[A-Za-z]+;(.*;)?JS:\*?fib [^;]*bench\.js' "$TMP/folded2"
 }
 
 @test "a stack copy too short: stacks are cut where it ends, counted, and every frame found is right" {

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/mman.h>
+#include <string.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -24,6 +25,8 @@
 #include "unwind.h"
 
 #define MAX_FRAMES 64
+
+extern const char __ehdr_start[]; /* the linker's: this executable's first byte */
 
 struct snapshot {
 	uint64_t regs[PROF_NR_UREGS];
@@ -269,6 +272,89 @@ TEST(code_without_cfi_stops_the_walk)
 	CHECK_INT(nr, 1);
 	CHECK_INT(ips[0], (uint64_t)(uintptr_t)page + 16);
 	munmap(page, 4096);
+	fixture_free(&f);
+}
+
+/* Sets s up as a sample taken in this executable's ELF header (code
+ * without CFI, of a file), with rbp pointing just below the stack slot of
+ * the return address backtrace() found at reference[k]: a frame pointer
+ * whose step leads to that frame, its stack pointer right.  The slot's
+ * offset in the copy, or -1. */
+static long fake_frame_pointer(struct snapshot *s, int k)
+{
+	uint64_t ra = (uint64_t)(uintptr_t)s->reference[k];
+
+	for (uint32_t off = 8; off + 8 <= s->stack_len; off += 8) {
+		uint64_t word;
+		memcpy(&word, s->stack + off, sizeof(word));
+		if (word != ra)
+			continue;
+		s->regs[PROF_UREG_FP] = s->regs[PROF_UREG_SP] + off - 8;
+		s->regs[PROF_UREG_IP] = (uint64_t)(uintptr_t)&__ehdr_start + 16;
+		return off;
+	}
+	return -1;
+}
+
+/* A frame of s past take_snapshot's whose return address no other frame
+ * has (descend's recursive calls all return to the same place, so its
+ * slot in the stack would be ambiguous), or -1. */
+static int unique_frame(const struct snapshot *s)
+{
+	for (int k = 2; k < s->nreference; k++) {
+		int same = 0;
+		for (int j = 0; j < s->nreference; j++)
+			same += s->reference[j] == s->reference[k];
+		if (same == 1)
+			return k;
+	}
+	return -1;
+}
+
+TEST(a_sane_frame_pointer_walks_code_without_cfi)
+{
+	static struct snapshot s;
+	struct fixture f;
+	uint64_t ips[PROF_MAX_STACK];
+	uint32_t nr;
+	int k;
+
+	fixture_init(&f);
+	descend(&s, 6);
+	k = unique_frame(&s);
+	CHECK(k > 0 && fake_frame_pointer(&s, k) > 0);
+	CHECK_INT(unwind_snapshot(&f, &s, s.stack_len, ips, &nr), UNWIND_COMPLETE);
+	CHECK_INT(ips[0], s.regs[PROF_UREG_IP]);
+	/* Then the frames backtrace() found from there, every one. */
+	CHECK_INT(nr - 1, s.nreference - k);
+	for (uint32_t i = 1; i < nr && k + (int)i - 1 < s.nreference; i++)
+		CHECK_INT(ips[i], (uint64_t)(uintptr_t)s.reference[k + i - 1]);
+	CHECK_INT(unwinder_stats(f.u)->fp_in_files, 1);
+	fixture_free(&f);
+}
+
+TEST(a_frame_pointer_to_a_word_no_call_returns_to_stops_the_walk)
+{
+	static struct snapshot s;
+	struct fixture f;
+	uint64_t ips[PROF_MAX_STACK], not_after_call = (uint64_t)(uintptr_t)&descend;
+	uint32_t nr;
+	long off;
+
+	fixture_init(&f);
+	descend(&s, 6);
+	off = fake_frame_pointer(&s, unique_frame(&s));
+	CHECK(off > 0);
+	/* A function's first byte: code, but after no call. */
+	memcpy(s.stack + off, &not_after_call, sizeof(not_after_call));
+	CHECK_INT(unwind_snapshot(&f, &s, s.stack_len, ips, &nr), UNWIND_NO_CFI);
+	CHECK_INT(nr, 1);
+	/* rbp below the stack pointer, or past the copy: no step either. */
+	s.regs[PROF_UREG_FP] = s.regs[PROF_UREG_SP] - 64;
+	CHECK_INT(unwind_snapshot(&f, &s, s.stack_len, ips, &nr), UNWIND_NO_CFI);
+	s.regs[PROF_UREG_FP] = s.regs[PROF_UREG_SP] + 4096;
+	CHECK_INT(unwind_snapshot(&f, &s, 1024, ips, &nr), UNWIND_STACK_SHORT);
+	CHECK_INT(unwinder_stats(f.u)->fp_in_files, 0);
 	fixture_free(&f);
 }
 
