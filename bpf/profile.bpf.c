@@ -38,6 +38,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "profile.h"
+#include "python.bpf.h"
 
 #define EFAULT 14
 #define EEXIST 17
@@ -390,9 +391,12 @@ static __always_inline int send_raw(void *ctx, struct bpf_perf_event_data *regs_
 		n = bpf_get_stack(ctx, rs->kstack, sizeof(rs->kstack), 0);
 		rs->kstack_nr = n > 0 ? n / sizeof(__u64) : 0;
 	}
+	rs->py.status = PY_NOT_PYTHON;
+	rs->py.nframes = rs->py.nanchors = rs->py.nnew = 0;
 	if (user && user_stacks && user_regs(regs_ctx, rs->regs)) {
 		rs->flags |= PROF_RAW_USER;
 		rs->stack_len = copy_stack(rs->stack, rs->regs[PROF_UREG_SP]);
+		py_walk(&rs->py, rs->pid);
 	}
 	bpf_ringbuf_submit(rs, 0);
 	return 0;

@@ -9,6 +9,8 @@
 #include <linux/types.h>
 #endif
 
+#include "python.h"
+
 #define PROF_COMM_LEN 16
 /* The kernel's default kernel.perf_event_max_stack. */
 #define PROF_MAX_STACK 127
@@ -123,6 +125,7 @@ struct raw_sample {
 	struct waker wakers[PROF_MAX_WAKERS];
 	__u64 regs[PROF_NR_UREGS];
 	__u64 kstack[PROF_MAX_STACK];
+	struct py_stack py; /* a Python thread's frames (python.h) */
 	/* stack_len bytes of user stack.  The record has room for the
 	 * --stack-size and a page more: the BPF program copies into it in
 	 * place, and the slack lets the verifier prove that a page-sized read

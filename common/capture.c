@@ -261,6 +261,17 @@ void capw_jsym(struct cap_writer *w, uint32_t pid, uint64_t start, uint64_t size
 	finish(w, CAP_JSYM);
 }
 
+void capw_pysym(struct cap_writer *w, uint32_t id, int32_t line, const char *name,
+		const char *file)
+{
+	begin(w);
+	put_u32(w, id);
+	put_u32(w, (uint32_t)line);
+	put_str(w, cap_cstr(name));
+	put_str(w, cap_cstr(file));
+	finish(w, CAP_PYSYM);
+}
+
 void capw_rawstack(struct cap_writer *w, const struct cap_rawstack *r, const uint64_t *regs)
 {
 	begin(w);
@@ -495,6 +506,12 @@ static bool decode(struct cap_record *rec)
 		rec->u.jsym.start = get(&c, 8);
 		rec->u.jsym.size = get(&c, 8);
 		rec->u.jsym.name = get_str(&c);
+		break;
+	case CAP_PYSYM:
+		rec->u.pysym.id = (uint32_t)get(&c, 4);
+		rec->u.pysym.line = (int32_t)(uint32_t)get(&c, 4);
+		rec->u.pysym.name = get_str(&c);
+		rec->u.pysym.file = get_str(&c);
 		break;
 	case CAP_FORK:
 		rec->u.fork.pid = (uint32_t)get(&c, 4);

@@ -11,7 +11,7 @@
 
 #define CAP_MAGIC "PROFCAP"	/* 8 bytes with its NUL */
 #define CAP_MAJOR 1
-#define CAP_MINOR 5
+#define CAP_MINOR 6
 #define CAP_HEADER_SIZE 16
 #define CAP_RECORD_HEADER 8
 #define CAP_MAX_PAYLOAD (16u << 20)
@@ -38,6 +38,7 @@ enum cap_type {
 	CAP_RAWSTACK = 10,
 	CAP_FORK = 11,
 	CAP_CGROUP = 12,
+	CAP_PYSYM = 13,
 };
 
 enum cap_loss_cause {
@@ -150,6 +151,15 @@ struct cap_jsym {
 	struct cap_str name;
 };
 
+/* 1.6: Python function number id, the frames CAP_PY_IP_BASE + id of user
+ * stacks: its qualified name, source file and first line. */
+#define CAP_PY_IP_BASE (1ull << 63)
+struct cap_pysym {
+	uint32_t id;
+	int32_t line;
+	struct cap_str name, file;
+};
+
 /* Process pid has, from here on, the mappings its parent ppid has in the
  * capture at this record, before its own. */
 struct cap_fork {
@@ -197,6 +207,7 @@ struct cap_record {
 		struct cap_rawstack rawstack;
 		struct cap_fork fork;
 		struct cap_cgroup cgroup;
+		struct cap_pysym pysym;
 	} u;
 };
 
@@ -232,6 +243,8 @@ void capw_rawstack(struct cap_writer *w, const struct cap_rawstack *r, const uin
 void capw_fork(struct cap_writer *w, uint32_t pid, uint32_t ppid);
 void capw_cgroup(struct cap_writer *w, uint32_t pid, const char *path, size_t len,
 		 uint16_t trusted);
+void capw_pysym(struct cap_writer *w, uint32_t id, int32_t line, const char *name,
+		const char *file);
 
 /* A cap_str for a C string (truncated at 65535 bytes). */
 struct cap_str cap_cstr(const char *s);

@@ -4,7 +4,7 @@
 
 static const char suffix[KIND_COUNT][FRAME_KIND_SUFFIX_LEN + 1] = {
 	[KIND_USER] = "", [KIND_KERNEL] = "_[k]", [KIND_JIT] = "_[j]",
-	[KIND_INLINED] = "_[i]", [KIND_WAKER] = "_[w]",
+	[KIND_INLINED] = "_[i]", [KIND_WAKER] = "_[w]", [KIND_PYTHON] = "_[p]",
 };
 
 const char *frame_kind_suffix(enum frame_kind k)

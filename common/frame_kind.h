@@ -1,7 +1,8 @@
 /*
  * Frame kinds, as FlameGraph's annotations mark them at the end of a
  * folded frame's name (docs/FORMATS.md section 3): "_[k]" kernel, "_[j]"
- * JIT, "_[i]" inlined, "_[w]" waker; a name without one is user code.
+ * JIT, "_[i]" inlined, "_[w]" waker, "_[p]" Python; a name without one is
+ * user code.
  * prof-fold writes them (--kernel, --jit, --inline), prof-svg colours and
  * names frames by them.
  */
@@ -10,7 +11,15 @@
 
 #include <stddef.h>
 
-enum frame_kind { KIND_USER, KIND_KERNEL, KIND_JIT, KIND_INLINED, KIND_WAKER, KIND_COUNT };
+enum frame_kind {
+	KIND_USER,
+	KIND_KERNEL,
+	KIND_JIT,
+	KIND_INLINED,
+	KIND_WAKER,
+	KIND_PYTHON,
+	KIND_COUNT
+};
 
 #define FRAME_KIND_SUFFIX_LEN 4
 

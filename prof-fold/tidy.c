@@ -377,7 +377,17 @@ size_t tidy_frame(const struct frame_line *f, const char *func, size_t func_len,
 	const char *p = func, *end = func + func_len;
 	char *w = out;
 	int idx = 0;
-	unsigned mask = classify(func, func_len);
+	unsigned mask;
+
+	/* A Python function (an address no user code has, FORMATS.md):
+	 * "qualname (file.py:line)" is its name, parentheses and all. */
+	if (f->pc_len == 16 && f->pc[0] == '8') {
+		w = put(w, func, func_len);
+		if (o->annotate_jit && !has(out, func_len, frame_kind_suffix(KIND_PYTHON)))
+			w += frame_kind_put(w, KIND_PYTHON);
+		return (size_t)(w - out);
+	}
+	mask = classify(func, func_len);
 
 	/* Like Perl's split, trailing empty pieces are no frames. */
 	while (end - p >= 2 && end[-2] == '-' && end[-1] == '>')

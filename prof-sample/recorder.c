@@ -7,6 +7,7 @@
 #include "diag.h"
 #include "htab.h"
 #include "profile.h"
+#include "python.h"
 #include "stream.h"
 
 struct recorder {
@@ -18,6 +19,8 @@ struct recorder {
 	bool verbose;
 	struct htab *stacks;  /* stack key -> capture stack id */
 	struct htab *threads; /* tid -> last name written */
+	const struct python *py;  /* names the Python functions of stacks */
+	struct htab *pysyms;	  /* Python function ids written */
 	struct recorder_stats stats; /* of the file being written */
 	struct recorder_stats done;  /* of the files finished before it */
 };
@@ -81,6 +84,7 @@ struct recorder *recorder_new(FILE *out, const char *out_path, struct kallsyms *
 	r->verbose = verbose;
 	r->stacks = htab_new();
 	r->threads = htab_new();
+	r->pysyms = htab_new();
 	return r;
 }
 
@@ -89,6 +93,7 @@ void recorder_free(struct recorder *r)
 	if (!r)
 		return;
 	htab_free(r->stacks);
+	htab_free(r->pysyms);
 	htab_free_values(r->threads, free);
 	capw_free(&r->w);
 	free(r);
@@ -115,6 +120,27 @@ static void write_ksyms(struct recorder *r, const uint64_t *ips, uint32_t nr)
 	}
 }
 
+/* The PYSYM records a user stack's Python frames need, before it. */
+static void write_pysyms(struct recorder *r, const uint64_t *ips, uint32_t nr)
+{
+	for (uint32_t i = 0; i < nr && r->py; i++) {
+		uint32_t id = (uint32_t)(ips[i] & ~PY_IP_BASE);
+		const char *name, *file;
+		int32_t line;
+		bool created;
+		if (!(ips[i] & PY_IP_BASE) || ips[i] - PY_IP_BASE > UINT32_MAX)
+			continue;
+		htab_upsert(r->pysyms, &id, sizeof(id), &created);
+		if (created && python_function(r->py, id, &name, &file, &line))
+			capw_pysym(&r->w, id, line, name, file);
+	}
+}
+
+void recorder_python(struct recorder *r, const struct python *py)
+{
+	r->py = py;
+}
+
 /* Readers keep no more of a STACK: a deeper one would be cut. */
 _Static_assert(PROF_MAX_STACK <= CAP_MAX_FRAMES, "STACK records deeper than readers keep");
 
@@ -128,6 +154,8 @@ uint32_t recorder_stack(struct recorder *r, uint64_t key, const uint64_t *ips, u
 	e->val.u = ++r->stats.stacks;
 	if (key & PROF_KERNEL_STACK)
 		write_ksyms(r, ips, nr);
+	else
+		write_pysyms(r, ips, nr);
 	capw_stack(&r->w, (uint32_t)e->val.u, nr, ips);
 	return (uint32_t)e->val.u;
 }
@@ -284,9 +312,11 @@ void recorder_next_file(struct recorder *r, FILE *out, const char *out_path)
 	/* What a file says once is said again in the next: each is read
 	 * alone. */
 	htab_free(r->stacks);
+	htab_free(r->pysyms);
 	htab_free_values(r->threads, free);
 	r->stacks = htab_new();
 	r->threads = htab_new();
+	r->pysyms = htab_new();
 	if (r->ksyms)
 		kallsyms_unwritten(r->ksyms);
 }

@@ -77,6 +77,10 @@ void recorder_sample(struct recorder *r, const struct taken_sample *s);
  * (--keep-stack-bytes). */
 void recorder_rawstack(struct recorder *r, const struct cap_rawstack *raw, const uint64_t *regs);
 
+struct python;
+/* Where the Python functions of user stacks are named (python.h). */
+void recorder_python(struct recorder *r, const struct python *py);
+
 void recorder_loss(struct recorder *r, enum cap_loss_cause cause, uint64_t n);
 
 /* The BPF program's running total of samples taken. */

@@ -22,6 +22,7 @@
 #include "profile.skel.h"
 #include "recorder.h"
 #include "held_stacks.h"
+#include "python.h"
 #include "unwind.h"
 
 /* What samples are aggregated by: the count map's key, plus the capture
@@ -48,6 +49,8 @@ struct dwarf_source {
 	bool out_of_time;
 	uint64_t truncated[CAP_LOSS_MAX]; /* since the last drain, by cause */
 	uint64_t ips[PROF_MAX_STACK];
+	uint64_t sps[PROF_MAX_STACK]; /* each frame's stack pointer */
+	struct python *py;
 };
 
 static const enum cap_loss_cause truncation_cause[] = {
@@ -65,6 +68,7 @@ static enum unwind_status unwind_user(struct dwarf_source *r, const struct raw_s
 		.regs = (const uint64_t *)rs->regs,
 		.stack = rs->stack,
 		.stack_len = stack_len,
+		.sps = r->sps,
 	};
 	enum unwind_status status = unwind(r->unw, &in, r->ips, PROF_MAX_STACK, nr);
 	size_t n;
@@ -148,6 +152,8 @@ static int on_sample(void *ctx, void *data, size_t size)
 			enum unwind_status status = unwind_user(r, rs, stack_len, &unr);
 			if (status != UNWIND_COMPLETE)
 				r->truncated[truncation_cause[status]]++;
+			python_merge(r->py, rs->pid, &rs->py, r->ips, r->sps, &unr, PROF_MAX_STACK);
+			python_check(r->py, r->env.procs, rs->pid);
 		} else {
 			/* Counted as proc-unreadable: its one frame stays
 			 * unresolved. */
@@ -234,6 +240,8 @@ static void *dwarf_open(const struct source_env *env, const struct options *o)
 	}
 	r->env = *env;
 	r->unw = unwinder_new(env->procs);
+	r->py = python_new(bpf_map__fd(env->skel->maps.py_procs));
+	recorder_python(env->rec, r->py);
 	r->counts = htab_new();
 	r->held_fd = bpf_map__fd(env->skel->maps.held_stacks);
 	r->keep_stack_bytes = o->keep_stack_bytes;
@@ -248,6 +256,8 @@ static void dwarf_close(void *state)
 		return;
 	ring_buffer__free(r->rb);
 	unwinder_free(r->unw);
+	recorder_python(r->env.rec, NULL);
+	python_free(r->py);
 	htab_free(r->counts);
 	free(r->vals);
 	free(r);
@@ -321,6 +331,19 @@ static void dwarf_report(const void *state, bool verbose)
 {
 	const struct unwinder_stats *st = unwinder_stats(((const struct dwarf_source *)state)->unw);
 
+	const struct python_stats *py = python_stats(((const struct dwarf_source *)state)->py);
+
+	if (verbose && py->processes)
+		warnx("Python: %" PRIu64 " process(es) (3.10: %" PRIu64 ", 3.11: %" PRIu64
+		      ", 3.12: %" PRIu64 ", 3.13: %" PRIu64 "), %" PRIu64 " samples with %" PRIu64
+		      " Python frames; %" PRIu64 " frames unnamed, %" PRIu64 " runs not placed, %" PRIu64
+		      " lists cut, %" PRIu64 " samples of threads not running Python",
+		      py->processes, py->by_version[PY_310], py->by_version[PY_311],
+		      py->by_version[PY_312], py->by_version[PY_313], py->samples, py->frames,
+		      py->unnamed, py->unplaced, py->cut, py->no_thread);
+	if (verbose && py->unknown_version)
+		warnx("Python: %" PRIu64 " interpreter(s) of a version not known here: their Python "
+		      "frames are not walked", py->unknown_version);
 	if (verbose && st->fp_in_files)
 		warnx("user stacks walked by frame pointer through code without CFI: %" PRIu64
 		      " (%" PRIu64 " frames)",

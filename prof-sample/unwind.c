@@ -459,6 +459,11 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 		w->stopped = true; /* as deep as a frame-pointer walk goes */
 		return DWARF_CB_ABORT;
 	}
+	if (w->in->sps) {
+		Dwarf_Word sp = 0;
+		dwfl_frame_reg(state, PROF_UREG_SP, &sp);
+		w->in->sps[w->nr] = sp;
+	}
 	w->ips[w->nr++] = pc;
 	return next_step(pd, w, state, at);
 }
@@ -484,6 +489,8 @@ enum unwind_status unwind(struct unwinder *u, const struct unwind_input *in, uin
 	}
 	if (w.nr == 0 && max) {
 		/* Not even the first frame: keep the pc the sample hit. */
+		if (in->sps)
+			in->sps[w.nr] = in->regs[PROF_UREG_SP];
 		ips[w.nr++] = in->regs[PROF_UREG_IP];
 	}
 	*nr = w.nr;

@@ -36,6 +36,9 @@ struct unwind_input {
 	const uint64_t *regs; /* PROF_NR_UREGS, in DWARF order */
 	const uint8_t *stack; /* memory from regs[PROF_UREG_SP] up */
 	uint32_t stack_len;
+	/* Where each frame's stack pointer goes, beside its ips (NULL: not
+	 * wanted): a frame's own stack lies from it up to the next one's. */
+	uint64_t *sps;
 };
 
 struct unwinder *unwinder_new(struct processes *ps);

@@ -73,6 +73,10 @@ static int resolve(int pal, const char *s, size_t len)
 	 * which no other kind there takes. */
 	if (kind == KIND_WAKER && palette_uses_kinds(pal))
 		return PAL_YELLOW;
+	/* Python frames are the program's own, drawn apart from the
+	 * interpreter's: purple, which no other kind takes. */
+	if (kind == KIND_PYTHON && palette_uses_kinds(pal))
+		return PAL_PURPLE;
 	switch (pal) {
 	case PAL_HOT:
 		if (kind == KIND_KERNEL)

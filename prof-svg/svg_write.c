@@ -380,7 +380,8 @@ static void draw(void *ctx, struct frame_tree *t, const struct walk_item *it)
 	fputs(na && na->href ? "</text></a></g>\n" : "</text></g>\n", f);
 }
 
-static const char *const KIND_LABEL[KIND_COUNT] = { "user", "kernel", "JIT", "inlined", "waker" };
+static const char *const KIND_LABEL[KIND_COUNT] = { "user",  "kernel", "JIT",
+						    "inlined", "waker", "Python" };
 
 /* The width of a legend of n entries whose labels are chars long in all. */
 static double legend_width(const struct svg_opts *o, int n, size_t chars)

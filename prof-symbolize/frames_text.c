@@ -130,6 +130,9 @@ static void put_dso(struct buf *b, const struct frame *f)
 	case FRAME_FILE:
 		buf_clean(b, f->map->path.s, strlen(f->map->path.s));
 		break;
+	case FRAME_PYTHON:
+		buf_clean(b, f->r.file, strlen(f->r.file));
+		break;
 	case FRAME_JIT:
 		buf_add(b, "/tmp/perf-", 10);
 		buf_dec(b, f->pid, 0);
@@ -154,6 +157,27 @@ static void put_frame_line(struct frames_text *t, struct buf *b, const struct fr
 	buf_add(b, "\t", 1);
 	buf_hex(b, f->ip, 16);
 	buf_add(b, " ", 1);
+	if (f->where == FRAME_PYTHON && !r->file[0]) {
+		/* Python code whose names never came: said as unknown. */
+		buf_clean(b, r->name, strlen(r->name));
+		buf_add(b, " ([unknown])\n", 13);
+		return;
+	}
+	if (f->where == FRAME_PYTHON) {
+		/* As py-spy names them: "qualname (file.py:line)", the
+		 * function's first line, and its whole path as the dso. */
+		const char *base = strrchr(r->file, '/');
+		base = base ? base + 1 : r->file;
+		buf_clean(b, r->name, strlen(r->name));
+		buf_add(b, " (", 2);
+		buf_clean(b, base, strlen(base));
+		buf_add(b, ":", 1);
+		buf_int(b, r->line);
+		buf_add(b, ")", 1);
+		put_dso(b, f);
+		buf_add(b, "\n", 1);
+		return;
+	}
 	if (r->name) {
 		char *d = t->demangle ? demangle(r->name) : NULL;
 		buf_clean(b, d ? d : r->name, strlen(d ? d : r->name));

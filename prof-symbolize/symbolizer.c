@@ -81,9 +81,26 @@ bool symbolizer_init(struct symbolizer *s, const struct symbolize_opts *opt)
 	stack_table_init(&s->stacks);
 	s->threads = htab_new();
 	s->procs = htab_new();
+	s->pysyms = htab_new();
 	s->cgroups = htab_new();
 	s->cache = htab_new();
 	return true;
+}
+
+struct pysym {
+	char *name, *file;
+	int line;
+};
+
+static void free_pysym(void *p)
+{
+	struct pysym *y = p;
+
+	if (y) {
+		free(y->name);
+		free(y->file);
+		free(y);
+	}
 }
 
 static void free_proc(void *p)
@@ -116,6 +133,7 @@ void symbolizer_free(struct symbolizer *s)
 	stack_table_free(&s->stacks, free_slot);
 	htab_free_values(s->threads, free);
 	htab_free_values(s->procs, free_proc);
+	htab_free_values(s->pysyms, free_pysym);
 	htab_free_values(s->cgroups, free);
 	htab_free_values(s->cache, free_slot);
 }
@@ -166,6 +184,20 @@ static void add_fork(struct symbolizer *s, const struct cap_fork *f)
 	child->parent = parent;
 	child->parent_n = parent->n;
 	child->generation++;
+}
+
+static void add_pysym(struct symbolizer *s, const struct cap_pysym *y)
+{
+	bool created;
+	struct htab_entry *e = htab_upsert(s->pysyms, &y->id, sizeof(y->id), &created);
+	struct pysym *v;
+
+	if (!created)
+		free_pysym(e->val.p);
+	e->val.p = v = xcalloc(1, sizeof(*v));
+	v->name = xstrndup(y->name.s, y->name.len);
+	v->file = xstrndup(y->file.s, y->file.len);
+	v->line = y->line;
 }
 
 static void add_jsym(struct symbolizer *s, const struct cap_jsym *j)
@@ -376,9 +408,24 @@ static void user_frames(struct symbolizer *s, size_t *nf, uint32_t pid, struct p
 		/* Return addresses point after the call, possibly into the
 		 * next function: look them up one byte earlier. */
 		uint64_t at = i ? ip - 1 : ip;
-		struct pmap *m = find_map(p, at);
+		struct pmap *m;
 		const struct jit_sym *j;
 		size_t n;
+
+		if (ip & CAP_PY_IP_BASE) {
+			/* A Python function prof-sample put there. */
+			uint32_t id = (uint32_t)(ip & ~CAP_PY_IP_BASE);
+			struct htab_entry *e = ip - CAP_PY_IP_BASE <= UINT32_MAX
+						       ? htab_find(s->pysyms, &id, sizeof(id))
+						       : NULL;
+			struct frame *f = add_frame(s, nf, ip, e ? FRAME_PYTHON : FRAME_NONE);
+			if (e) {
+				const struct pysym *y = e->val.p;
+				f->r = (struct resolved){ y->name, 0, y->file, y->line, false };
+			}
+			continue;
+		}
+		m = find_map(p, at);
 
 		if (!m || m->rec.path.s[0] != '/' || anonymous(m->rec.path)) {
 			/* Not file-backed: JIT code, if the process said so. */
@@ -555,6 +602,9 @@ void symbolizer_record(struct symbolizer *s, const struct cap_record *rec)
 		break;
 	case CAP_FORK:
 		add_fork(s, &rec->u.fork);
+		break;
+	case CAP_PYSYM:
+		add_pysym(s, &rec->u.pysym);
 		break;
 	case CAP_RAWSTACK:
 		/* The stacks were unwound when sampled; the bytes are for

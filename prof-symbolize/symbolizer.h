@@ -39,6 +39,7 @@ struct frame {
 		FRAME_KERNEL, /* module: the kernel module, "" for the image */
 		FRAME_FILE,   /* a mapped file: map, module (its base name, or ""), fileoff */
 		FRAME_JIT,    /* a JIT symbol of process pid */
+		FRAME_PYTHON, /* a Python function: r.name, r.file, r.line (its first) */
 		FRAME_NONE,   /* nothing maps ip */
 	} where;
 	const char *module;
@@ -81,6 +82,7 @@ struct symbolizer {
 	struct stack_table stacks;
 	struct htab *threads; /* tid -> comm */
 	struct htab *procs;   /* pid -> struct proc */
+	struct htab *pysyms;  /* Python function id -> struct pysym */
 	struct proc *last_proc; /* of last_pid: records come in runs of one process */
 	uint32_t last_pid;
 	uint64_t comms; /* COMM records so far: a thread's name may have changed */
