@@ -40,6 +40,7 @@ static void write_sample_capture(void)
 	capw_jsym(&w, 10, 0x7f0000001000ull, 0x40, "LazyCompile:*fib /app.js:3", 26);
 	capw_fork(&w, 12, 10);
 	capw_cgroup(&w, 12, "/system.slice/a b.service", 25, 1);
+	capw_pysym(&w, 3, 17, "Handler.do_GET", "/srv/app/\xc3\xa9t\xc3\xa9.py");
 	capw_end(&w, &(struct cap_end){ .duration_ns = 2, .samples = 5, .lost = 0, .stacks = 1,
 					.taken = 5 });
 	capw_free(&w);
@@ -58,7 +59,9 @@ TEST(header_bytes_match_the_spec)
 	CHECK(memcmp(buf, "PROFCAP\0", 8) == 0);
 	CHECK_INT(buf[8], 1);  /* major, little-endian */
 	CHECK_INT(buf[9], 0);
-	CHECK_INT(buf[10], 5); /* minor: 1 RAWSTACK, 2 FORK, 3 off-CPU, 4 CGROUP, 5 MAP owner and CGROUP trusted */
+	/* minor: 1 RAWSTACK, 2 FORK, 3 off-CPU, 4 CGROUP, 5 MAP owner and
+	 * CGROUP trusted, 6 PYSYM */
+	CHECK_INT(buf[10], 6);
 	/* The first record is INFO (type 1) with an 8-byte header. */
 	CHECK_INT(buf[16], 1);
 	CHECK_INT(buf[17] | buf[18] | buf[19], 0);
@@ -153,6 +156,13 @@ TEST(round_trip_every_record)
 	CHECK(rec.u.cgroup.path.len == 25 &&
 	      memcmp(rec.u.cgroup.path.s, "/system.slice/a b.service", 25) == 0);
 	CHECK_INT(rec.u.cgroup.trusted, 1);
+	CHECK_INT(capr_next(&r, &rec), CAPR_OK);
+	CHECK_INT(rec.type, CAP_PYSYM);
+	CHECK_INT(rec.u.pysym.id, 3);
+	CHECK_INT(rec.u.pysym.line, 17);
+	CHECK(rec.u.pysym.name.len == 14 && memcmp(rec.u.pysym.name.s, "Handler.do_GET", 14) == 0);
+	CHECK(rec.u.pysym.file.len == 17 &&
+	      memcmp(rec.u.pysym.file.s, "/srv/app/\xc3\xa9t\xc3\xa9.py", 17) == 0);
 
 	CHECK_INT(capr_next(&r, &rec), CAPR_OK);
 	CHECK_INT(rec.type, CAP_END);
