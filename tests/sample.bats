@@ -198,10 +198,12 @@ teardown() {
 	for delay in 0.001 0.01 0.03 0.1 0.2 0.4 0.8 1.5; do
 		prof-sample -p "$WORKLOAD_PID" -d 30 > "$TMP/cap.prof" 2> "$TMP/err" &
 		pid=$!
-		# Its life starts at exec: a signal to the shell's child before
-		# then is the shell's (ignored in a background job), not ours.
-		for _ in $(seq 1000); do
-			[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = prof-sample ] && break
+		# Its life starts when it catches SIGINT: before then the
+		# signal is ignored, as a background job inherits it (and an ASan
+		# build takes milliseconds after exec to reach main).
+		for _ in $(seq 2000); do
+			sigcgt=$(sed -n 's/^SigCgt:\t//p' "/proc/$pid/status" 2>/dev/null)
+			[ -n "$sigcgt" ] && (( 0x$sigcgt & 2 )) && break
 			sleep 0.001
 		done
 		sleep "$delay"

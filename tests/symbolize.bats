@@ -19,11 +19,12 @@ teardown() {
 }
 
 # capture_chain SECONDS: a capture of the chain workload, which then exits.
+# It runs until the capture ends, however long prof-sample takes to start
+# (an ASan build on a loaded machine: seconds).
 capture_chain() {
-	start_workload chain $(( $1 + 1 ))
+	start_workload chain 60
 	prof-sample -d "$1" -p "$WORKLOAD_PID" > "$TMP/cap.prof"
-	wait "$WORKLOAD_PID"
-	WORKLOAD_PID=
+	stop_workload
 }
 
 @test "prof-symbolize --help and --version" {
@@ -81,10 +82,11 @@ capture_chain() {
 @test "a binary replaced since the capture is refused: its old frames resolve only from the build-id cache" {
 	require_root
 	cp "$PROF_WORKLOADS/chain" "$TMP/chain"
-	"$TMP/chain" 3 &
+	"$TMP/chain" 60 &
 	pid=$!
 	prof-sample -d 1.5 -p "$pid" > "$TMP/cap.prof"
-	wait "$pid"
+	kill "$pid"
+	wait "$pid" || true
 	# Another program (another build-id) now sits at the same path.
 	cp /bin/true "$TMP/chain"
 	PROF_BUILD_ID_DIR=$TMP/empty run prof-symbolize -o "$TMP/frames.txt" "$TMP/cap.prof"
@@ -102,7 +104,7 @@ capture_chain() {
 
 @test "a non-PIE executable resolves through its PT_LOAD segments" {
 	require_root
-	start_workload chain_nopie 3
+	start_workload chain_nopie 60
 	prof-sample -d 1.5 -p "$WORKLOAD_PID" | prof-symbolize > "$TMP/frames.txt"
 	grep -qE '^	 +4[0-9a-f]{5} burn_cpu\+0x[0-9a-f]+ \(.*/chain_nopie\)$' "$TMP/frames.txt"
 	grep -qE '^	 +4[0-9a-f]{5} main\+0x[0-9a-f]+ \(.*/chain_nopie\)$' "$TMP/frames.txt"

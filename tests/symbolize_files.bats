@@ -53,7 +53,7 @@ teardown() {
 	command -v unshare > /dev/null || skip "needs unshare"
 	mkdir "$TMP/ns"
 	# The binary exists only inside the process's private tmpfs.
-	unshare -m sh -c "mount -t tmpfs none '$TMP/ns' && cp '$PROF_WORKLOADS/chain' '$TMP/ns/chain' && exec '$TMP/ns/chain' 4" &
+	unshare -m sh -c "mount -t tmpfs none '$TMP/ns' && cp '$PROF_WORKLOADS/chain' '$TMP/ns/chain' && exec '$TMP/ns/chain' 60" &
 	NSPID=$!
 	for _ in $(seq 50); do
 		grep -q "$TMP/ns/chain" "/proc/$NSPID/maps" 2>/dev/null && break
