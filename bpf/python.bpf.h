@@ -24,7 +24,7 @@ struct {
  * stays in here), with the first sample that has it. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 65536);
+	__uint(max_entries, 16384);
 	__type(key, struct py_code_key);
 	__type(value, __u8);
 } py_codes_sent SEC(".maps");

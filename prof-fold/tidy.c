@@ -13,6 +13,9 @@
  *     quotes are removed;
  *   - tidy_java: for the process "java", "Lpkg/Class;" loses its 'L';
  *   - annotations _[k] (kernel module), _[j] (JIT map) with --kernel/--jit;
+ *   - a Python frame (its address 0x80000000000000xx, prof-symbolize's) is
+ *     kept whole, "name (file.py:12)", ';' written ':', and marked _[p]
+ *     with --jit;
  *   - a waker's frames are marked _[w] alone: FlameGraph reads one
  *     annotation per frame, and that a frame ran in the waker says more
  *     than that it was kernel or inlined code.
@@ -382,7 +385,9 @@ size_t tidy_frame(const struct frame_line *f, const char *func, size_t func_len,
 	/* A Python function (an address no user code has, FORMATS.md):
 	 * "qualname (file.py:line)" is its name, parentheses and all. */
 	if (f->pc_len == 16 && f->pc[0] == '8') {
-		w = put(w, func, func_len);
+		/* Its parts come from the program: a ';' would split it. */
+		for (size_t i = 0; i < func_len; i++)
+			*w++ = func[i] == ';' ? ':' : func[i];
 		if (o->annotate_jit && !has(out, func_len, frame_kind_suffix(KIND_PYTHON)))
 			w += frame_kind_put(w, KIND_PYTHON);
 		return (size_t)(w - out);
