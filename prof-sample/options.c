@@ -73,6 +73,8 @@ static const char usage[] =
 	"                           (default 16384)\n"
 	"      --keep-stack-bytes   with --unwind=dwarf, also write each sample's\n"
 	"                           registers and stack bytes (RAWSTACK records)\n"
+	"      --no-python          with --unwind=dwarf, show the interpreter's frames\n"
+	"                           of CPython programs, not their Python functions\n"
 	"  -N, --no-build-id-cache  do not keep the sampled files' symbols and debug\n"
 	"                           information in the build-id cache\n"
 	"      --build-id-dir DIR   the build-id cache (default /var/cache/prof for\n"
@@ -177,6 +179,7 @@ void parse_options(int argc, char **argv, struct options *o)
 		OPT_UNWIND,
 		OPT_STACK_SIZE,
 		OPT_KEEP_STACK,
+		OPT_NO_PYTHON,
 		OPT_BUILD_ID_DIR,
 		OPT_BUILD_ID_SIZE,
 		OPT_CALL_GRAPH,
@@ -210,6 +213,7 @@ void parse_options(int argc, char **argv, struct options *o)
 		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "stack-size", required_argument, NULL, OPT_STACK_SIZE },
 		{ "keep-stack-bytes", no_argument, NULL, OPT_KEEP_STACK },
+		{ "no-python", no_argument, NULL, OPT_NO_PYTHON },
 		{ "no-build-id-cache", no_argument, NULL, 'N' },
 		{ "build-id-dir", required_argument, NULL, OPT_BUILD_ID_DIR },
 		{ "build-id-cache-size", required_argument, NULL, OPT_BUILD_ID_SIZE },
@@ -322,6 +326,9 @@ void parse_options(int argc, char **argv, struct options *o)
 							      PROF_MAX_STACK_COPY);
 			stack_size_set = true;
 			break;
+		case OPT_NO_PYTHON:
+			o->no_python = true;
+			break;
 		case OPT_KEEP_STACK:
 			o->keep_stack_bytes = true;
 			break;
@@ -406,8 +413,8 @@ void parse_options(int argc, char **argv, struct options *o)
 	 * counted in the kernel, the cheapest way. */
 	if (!o->user)
 		o->dwarf = false;
-	if (!o->dwarf && (stack_size_set || o->keep_stack_bytes))
-		errx(EXIT_USAGE, "--stack-size and --keep-stack-bytes need --unwind=dwarf "
+	if (!o->dwarf && (stack_size_set || o->keep_stack_bytes || o->no_python))
+		errx(EXIT_USAGE, "--stack-size, --keep-stack-bytes and --no-python need --unwind=dwarf "
 				 "(and user stacks)");
 	if (o->dwarf && storage_set)
 		errx(EXIT_USAGE, "--stack-storage-size and --count-storage-size apply to "

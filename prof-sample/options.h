@@ -21,6 +21,7 @@ struct options {
 	bool dwarf;	       /* --unwind=dwarf */
 	uint32_t stack_size;   /* user stack bytes copied per sample in dwarf mode */
 	bool keep_stack_bytes; /* write them to the capture too */
+	bool no_python;	       /* --no-python: CPython processes are not marked */
 	bool build_id_cache;	  /* false with --no-build-id-cache */
 	const char *build_id_dir; /* --build-id-dir, or NULL: the default */
 	uint64_t build_id_cache_size;

@@ -45,6 +45,7 @@ struct dwarf_source {
 	size_t nvals, vals_cap;
 	int held_fd;
 	bool keep_stack_bytes;
+	bool no_python;
 	uint64_t deadline;		  /* CLOCK_MONOTONIC end of this consume's budget */
 	bool out_of_time;
 	uint64_t truncated[CAP_LOSS_MAX]; /* since the last drain, by cause */
@@ -153,7 +154,8 @@ static int on_sample(void *ctx, void *data, size_t size)
 			if (status != UNWIND_COMPLETE)
 				r->truncated[truncation_cause[status]]++;
 			python_merge(r->py, rs->pid, &rs->py, r->ips, r->sps, &unr, PROF_MAX_STACK);
-			python_check(r->py, r->env.procs, rs->pid);
+			if (!r->no_python)
+				python_check(r->py, r->env.procs, rs->pid);
 		} else {
 			/* Counted as proc-unreadable: its one frame stays
 			 * unresolved. */
@@ -245,6 +247,7 @@ static void *dwarf_open(const struct source_env *env, const struct options *o)
 	r->counts = htab_new();
 	r->held_fd = bpf_map__fd(env->skel->maps.held_stacks);
 	r->keep_stack_bytes = o->keep_stack_bytes;
+	r->no_python = o->no_python;
 	return r;
 }
 

@@ -54,6 +54,20 @@ my_worker-4242/4244;main;burn 3" ]
 	[ "${lines[0]}" = "demo;[unknown];[libc.so.6];main;burn;nft_do_chain_[k];pvm_safe_halt_hc_[k] 37" ]
 }
 
+@test "Python frames keep their whole name, file and line; --jit marks them _[p]; a ';' in them does not split them" {
+	printf '%s\n' '# prof-symbolize frames v1' '' \
+		'python3.11 7/7 1.000000: 3 cpu-clock:' \
+		'	800000000000000a run (app.py:12) (/srv/app.py)' \
+		'	8000000000000002 a;b.<locals>.c (x;y.py:3) (/srv/x;y.py)' \
+		'	          5236bb PyEval_EvalCode+0xbb (/usr/bin/python3.11)' \
+		'	          627bd1 _start+0x21 (/usr/bin/python3.11)' '' > "$TMP/frames"
+	run prof-fold "$TMP/frames"
+	[ "$status" -eq 0 ]
+	[ "$output" = "python3.11;_start;PyEval_EvalCode;a:b.<locals>.c (x:y.py:3);run (app.py:12) 3" ]
+	run prof-fold --jit "$TMP/frames"
+	[ "$output" = "python3.11;_start;PyEval_EvalCode;a:b.<locals>.c (x:y.py:3)_[p];run (app.py:12)_[p] 3" ]
+}
+
 @test "a different frames version is refused" {
 	sed '1s/v1/v2/' "$FIX/symbolized.txt" > "$TMP/v2.txt"
 	run prof-fold "$TMP/v2.txt"

@@ -138,6 +138,46 @@ shares_checked() {
 	[ "$reading" -ge 2500000000 ]
 }
 
+@test "asyncio coroutines and generators: each burning function under what drives it" {
+	prof-sample -F 499 -o "$TMP/cap.prof" -- /usr/bin/python3.11 "$WORK" async 3
+	prof-symbolize "$TMP/cap.prof" | prof-fold --all > "$TMP/folded"
+	total=$(folded_total "$TMP/folded" '_\[p\]')
+	coro=$(folded_total "$TMP/folded" ';_run_once \([^;]*\)_\[p\];(.*;)?coro_burn \([^;]*\)_\[p\];')
+	gen=$(folded_total "$TMP/folded" ';gen_round \([^;]*\)_\[p\];(.*;)?gen_burn \([^;]*\)_\[p\];')
+	echo "of $total samples with Python frames: $coro in coro_burn under the event loop, $gen in gen_burn under gen_round"
+	[ "$coro" -ge $((total * 35 / 100)) ]
+	[ "$gen" -ge $((total * 35 / 100)) ]
+}
+
+@test "a program started before the capture, from a directory only its own mount namespace has" {
+	mkdir "$TMP/ns"
+	unshare -m sh -c "mount -t tmpfs none '$TMP/ns' && chmod 700 '$TMP/ns' && cp '$WORK' '$TMP/ns/' &&
+		exec /usr/bin/python3.11 '$TMP/ns/python_work.py' shares 60" &
+	pid=$!
+	sleep 1
+	[ ! -e "$TMP/ns/python_work.py" ]
+	prof-sample -F 499 -d 2 -p "$pid" -o "$TMP/cap.prof"
+	kill "$pid"
+	wait "$pid" || true
+	prof-symbolize "$TMP/cap.prof" > "$TMP/frames.txt"
+	prof-fold --all "$TMP/frames.txt" > "$TMP/folded"
+	total=$(folded_total "$TMP/folded")
+	alpha=$(folded_total "$TMP/folded" ';one_round \(python_work\.py:[0-9]+\)_\[p\];alpha \(')
+	echo "$alpha of $total samples in alpha, under one_round"
+	[ "$alpha" -ge $((total * 40 / 100)) ]
+	grep -qE "^	 *8[0-9a-f]{15} alpha \(python_work\.py:[0-9]+\) \($TMP/ns/python_work\.py\)$" "$TMP/frames.txt"
+}
+
+@test "--no-python: the interpreter's frames, as before" {
+	run prof-sample -v --no-python -F 499 -o "$TMP/cap.prof" -- /usr/bin/python3.11 "$WORK" shares 1
+	[ "$status" -eq 0 ]
+	run ! grep -q 'Python:' <<<"$output"
+	prof-symbolize "$TMP/cap.prof" | prof-fold --all > "$TMP/folded"
+	run ! grep -q '_\[p\]' "$TMP/folded"
+	[ "$(folded_total "$TMP/folded" ';PyEval_EvalCode;')" -ge 200 ]
+	run -2 prof-sample --no-python --unwind=fp -d 1
+}
+
 @test "a program that fakes an interpreter (its symbols, garbage behind them) gets no Python names, and the walks that found none are counted" {
 	cat > "$TMP/fake.c" <<-'EOF'
 	#include <stdlib.h>

@@ -13,7 +13,11 @@ to 3.13 alike, with nothing but the standard library.
   python_work.py block SECONDS    one thread sleeps in sleep_here()
         (time.sleep), another waits in read_socket() for the bytes the
         main thread writes every 20 ms.
+  python_work.py async SECONDS    rounds of asyncio coroutines burning in
+        coro_burn() (gathered by coro_round()) and of a generator burning
+        in gen_burn() (drained by gen_round()), half the time each.
 """
+import asyncio
 import hashlib
 import random
 import socket
@@ -104,7 +108,37 @@ def block(seconds):
         t.join()
 
 
+async def coro_burn(cpu_seconds):
+    await asyncio.sleep(0)
+    spin(cpu() + cpu_seconds)
+
+
+async def coro_round():
+    await asyncio.gather(coro_burn(0.001), coro_burn(0.001))
+
+
+def gen_burn(n):
+    for i in range(n):
+        spin(cpu() + 0.001)
+        yield i
+
+
+def gen_round():
+    return sum(gen_burn(2))
+
+
+def async_(seconds):
+    end = clock() + seconds
+    loop = asyncio.new_event_loop()
+    while clock() < end:
+        loop.run_until_complete(coro_round())
+        gen_round()
+    loop.close()
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] not in ("shares", "block"):
-        sys.exit("usage: python_work.py shares|block SECONDS")
+    if len(sys.argv) != 3 or sys.argv[1] not in ("shares", "block", "async"):
+        sys.exit("usage: python_work.py shares|block|async SECONDS")
+    if sys.argv[1] == "async":
+        sys.argv[1] = "async_"
     globals()[sys.argv[1]](float(sys.argv[2]))
