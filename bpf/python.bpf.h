@@ -99,6 +99,17 @@ static __always_inline void py_new_code(const struct py_offsets *o, struct py_st
 	 * next sample that has the code, until it can. */
 	if (!c->name_len)
 		return;
+	/* The line table, a bytes object: its size, then its bytes. */
+	__u64 table = py_field(f->code, o->co_linetable), n = 0;
+
+	c->table_len = 0;
+	if (table && !bpf_probe_read_user(&n, sizeof(n), (void *)(table + 16))) {
+		if (n > PY_TABLE_MAX)
+			n = PY_TABLE_MAX;
+		n &= 0x3ff;
+		if (n <= PY_TABLE_MAX && !bpf_probe_read_user(c->table, n, (void *)(table + 32)))
+			c->table_len = n;
+	}
 	bpf_map_update_elem(&py_codes_sent, &k, &one, BPF_ANY);
 	s->nnew = i + 1;
 }

@@ -47,7 +47,7 @@ struct py_offsets {
 	__u32 f_code, f_previous, f_instr;
 	__u32 f_flags; /* 3.11: is_entry; 3.12+: owner; or ~0 */
 	/* PyCodeObject */
-	__u32 co_firstlineno, co_name, co_filename, co_code;
+	__u32 co_firstlineno, co_name, co_filename, co_code, co_linetable;
 	/* PyUnicodeObject: the state bits, and where a compact string's
 	 * characters start, ASCII and not */
 	__u32 str_state, str_ascii_data, str_data;
@@ -65,6 +65,7 @@ static const struct py_offsets py_offsets[PY_NVERSIONS] = {
 		.f_code = 32, .f_previous = 24, .f_instr = 96, .f_flags = PY_NONE,
 		/* co_qualname is 3.11's: a 3.10 function is named by co_name */
 		.co_firstlineno = 40, .co_name = 112, .co_filename = 104, .co_code = 48,
+		.co_linetable = 120,
 		.str_state = 32, .str_ascii_data = 48, .str_data = 72,
 	},
 	[PY_311] = {
@@ -72,6 +73,7 @@ static const struct py_offsets py_offsets[PY_NVERSIONS] = {
 		.ts_frame = PY_NONE, .ts_cframe = 56, .cf_frame = 8, .cf_previous = 16,
 		.f_code = 32, .f_previous = 48, .f_instr = 56, .f_flags = 68,
 		.co_firstlineno = 72, .co_name = 128, .co_filename = 112, .co_code = 184,
+		.co_linetable = 136,
 		.str_state = 32, .str_ascii_data = 48, .str_data = 72,
 	},
 	[PY_312] = {
@@ -79,6 +81,7 @@ static const struct py_offsets py_offsets[PY_NVERSIONS] = {
 		.ts_frame = PY_NONE, .ts_cframe = 56, .cf_frame = 0, .cf_previous = 8,
 		.f_code = 0, .f_previous = 8, .f_instr = 56, .f_flags = 70,
 		.co_firstlineno = 68, .co_name = 128, .co_filename = 112, .co_code = 192,
+		.co_linetable = 136,
 		.str_state = 32, .str_ascii_data = 40, .str_data = 56,
 	},
 	[PY_313] = {
@@ -86,6 +89,7 @@ static const struct py_offsets py_offsets[PY_NVERSIONS] = {
 		.ts_frame = 72, .ts_cframe = PY_NONE, .cf_frame = PY_NONE, .cf_previous = PY_NONE,
 		.f_code = 0, .f_previous = 8, .f_instr = 56, .f_flags = 70,
 		.co_firstlineno = 68, .co_name = 128, .co_filename = 112, .co_code = 200,
+		.co_linetable = 136,
 		.str_state = 32, .str_ascii_data = 40, .str_data = 56,
 	},
 };
@@ -102,6 +106,9 @@ struct py_proc {
 #define PY_MAX_THREADS 32
 #define PY_NAME_MAX 96
 #define PY_FILE_MAX 160
+/* Of a code object's line table: longer ones give the lines of the code
+ * they cover, and the function's first line past it. */
+#define PY_TABLE_MAX 512
 /* Code objects seen for the first time in a sample, copied with it. */
 #define PY_MAX_NEW_CODES 4
 
@@ -132,9 +139,11 @@ struct py_code {
 	/* The characters' bytes as the string keeps them: kind 1 (Latin-1,
 	 * ASCII among them), 2 (UCS-2) or 4 (UCS-4); length in characters. */
 	__u32 name_len, file_len;
-	__u8 name_kind, file_kind, reserved[6];
+	__u8 name_kind, file_kind, reserved[2];
+	__u32 table_len; /* bytes of co_linetable copied */
 	__u8 name[PY_NAME_MAX];
 	__u8 file[PY_FILE_MAX];
+	__u8 table[PY_TABLE_MAX];
 };
 
 /* py_stack.status */

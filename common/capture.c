@@ -262,13 +262,14 @@ void capw_jsym(struct cap_writer *w, uint32_t pid, uint64_t start, uint64_t size
 }
 
 void capw_pysym(struct cap_writer *w, uint32_t id, int32_t line, const char *name,
-		const char *file)
+		const char *file, int32_t at)
 {
 	begin(w);
 	put_u32(w, id);
 	put_u32(w, (uint32_t)line);
 	put_str(w, cap_cstr(name));
 	put_str(w, cap_cstr(file));
+	put_u32(w, (uint32_t)at);
 	finish(w, CAP_PYSYM);
 }
 
@@ -512,6 +513,7 @@ static bool decode(struct cap_record *rec)
 		rec->u.pysym.line = (int32_t)(uint32_t)get(&c, 4);
 		rec->u.pysym.name = get_str(&c);
 		rec->u.pysym.file = get_str(&c);
+		rec->u.pysym.at = (int32_t)(uint32_t)get(&c, 4);
 		break;
 	case CAP_FORK:
 		rec->u.fork.pid = (uint32_t)get(&c, 4);

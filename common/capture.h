@@ -152,12 +152,14 @@ struct cap_jsym {
 };
 
 /* 1.6: Python function number id, the frames CAP_PY_IP_BASE + id of user
- * stacks: its qualified name, source file and first line. */
+ * stacks: its qualified name, source file, first line and the line the
+ * frames are at. */
 #define CAP_PY_IP_BASE (1ull << 63)
 struct cap_pysym {
 	uint32_t id;
-	int32_t line;
+	int32_t line; /* the function's first */
 	struct cap_str name, file;
+	int32_t at;   /* the line the frames are at; 0: not known */
 };
 
 /* Process pid has, from here on, the mappings its parent ppid has in the
@@ -244,7 +246,7 @@ void capw_fork(struct cap_writer *w, uint32_t pid, uint32_t ppid);
 void capw_cgroup(struct cap_writer *w, uint32_t pid, const char *path, size_t len,
 		 uint16_t trusted);
 void capw_pysym(struct cap_writer *w, uint32_t id, int32_t line, const char *name,
-		const char *file);
+		const char *file, int32_t at);
 
 /* A cap_str for a C string (truncated at 65535 bytes). */
 struct cap_str cap_cstr(const char *s);

@@ -12,6 +12,7 @@
 #include "elf_bounded.h"
 #include "htab.h"
 #include "mapped_files.h"
+#include "python_lines.h"
 
 /* What an interpreter's file says: its version and where _PyRuntime is. */
 struct py_file {
@@ -21,16 +22,26 @@ struct py_file {
 	uint64_t runtime; /* _PyRuntime's address in the file */
 };
 
+/* A function at a line: PYSYM's. */
 struct py_func {
 	char *name, *file;
-	int32_t line;
+	int32_t line, at;
+};
+
+/* A code object, as the BPF program sent it. */
+struct py_code_info {
+	uint32_t version;
+	char *name, *file;
+	uint8_t *table;
+	size_t table_len;
 };
 
 struct python {
 	int procs_fd;
 	struct htab *checked; /* pid -> struct checked */
 	struct htab *files;   /* device, inode -> struct py_file */
-	struct htab *codes;   /* struct py_code_key -> function id */
+	struct htab *codes;   /* struct py_code_key -> struct py_code_info */
+	struct htab *at_ids;  /* struct py_code_key, instr -> function id */
 	struct htab *by_text; /* name NUL file NUL line -> function id */
 	struct py_func *funcs;
 	size_t nfuncs, funcs_cap;
@@ -53,12 +64,25 @@ struct python *python_new(int py_procs_fd)
 	py->checked = htab_new();
 	py->files = htab_new();
 	py->codes = htab_new();
+	py->at_ids = htab_new();
 	py->by_text = htab_new();
 	/* Function 0: a frame whose code object's names never came. */
 	py->funcs = xcalloc(1, sizeof(*py->funcs));
-	py->funcs[0] = (struct py_func){ xstrdup("[python]"), xstrdup(""), 0 };
+	py->funcs[0] = (struct py_func){ xstrdup("[python]"), xstrdup(""), 0, 0 };
 	py->nfuncs = py->funcs_cap = 1;
 	return py;
+}
+
+static void free_code(void *p)
+{
+	struct py_code_info *c = p;
+
+	if (c) {
+		free(c->name);
+		free(c->file);
+		free(c->table);
+		free(c);
+	}
 }
 
 void python_free(struct python *py)
@@ -72,7 +96,8 @@ void python_free(struct python *py)
 	free(py->funcs);
 	htab_free_values(py->files, free);
 	htab_free_values(py->checked, free);
-	htab_free(py->codes);
+	htab_free_values(py->codes, free_code);
+	htab_free(py->at_ids);
 	htab_free(py->by_text);
 	free(py);
 }
@@ -320,7 +345,8 @@ static void utf8(char *out, size_t cap, size_t *at, const uint8_t *s, uint32_t l
 	out[*at] = 0;
 }
 
-static uint32_t function_id(struct python *py, const char *name, const char *file, int32_t line)
+static uint32_t function_id(struct python *py, const char *name, const char *file, int32_t line,
+			    int32_t at)
 {
 	char key[4 * PY_NAME_MAX + 4 * PY_FILE_MAX + 16];
 	size_t nn = strlen(name), nf = strlen(file);
@@ -330,48 +356,77 @@ static uint32_t function_id(struct python *py, const char *name, const char *fil
 	memcpy(key, name, nn + 1);
 	memcpy(key + nn + 1, file, nf + 1);
 	memcpy(key + nn + nf + 2, &line, sizeof(line));
-	e = htab_upsert(py->by_text, key, nn + nf + 2 + sizeof(line), &created);
+	memcpy(key + nn + nf + 2 + sizeof(line), &at, sizeof(at));
+	e = htab_upsert(py->by_text, key, nn + nf + 2 + 2 * sizeof(line), &created);
 	if (created) {
 		py->funcs = xreserve(py->funcs, &py->funcs_cap, py->nfuncs + 1, sizeof(*py->funcs));
-		py->funcs[py->nfuncs] = (struct py_func){ xstrdup(name), xstrdup(file), line };
+		py->funcs[py->nfuncs] = (struct py_func){ xstrdup(name), xstrdup(file), line, at };
 		e->val.u = py->nfuncs++;
 	}
 	return (uint32_t)e->val.u;
 }
 
 /* The code objects the BPF program sent with this sample. */
-static void learn(struct python *py, uint32_t pid, const struct py_stack *s)
+static void learn(struct python *py, uint32_t pid, uint32_t version, const struct py_stack *s)
 {
 	for (uint32_t i = 0; i < s->nnew && i < PY_MAX_NEW_CODES; i++) {
 		const struct py_code *c = &s->new_codes[i];
 		char name[4 * PY_NAME_MAX + 1], file[4 * PY_FILE_MAX + 1];
 		size_t nn = 0, nf = 0;
 		struct py_code_key k = c->key;
+		struct py_code_info *info;
+		struct htab_entry *e;
 		bool created;
 
 		if (k.pid != pid || !c->name_len || !c->name_kind ||
 		    c->name_len * c->name_kind > PY_NAME_MAX ||
-		    (c->file_kind && c->file_len * c->file_kind > PY_FILE_MAX))
+		    (c->file_kind && c->file_len * c->file_kind > PY_FILE_MAX) ||
+		    c->table_len > PY_TABLE_MAX)
 			continue;
 		utf8(name, sizeof(name), &nn, c->name, c->name_len, c->name_kind);
 		utf8(file, sizeof(file), &nf, c->file, c->file_len, c->file_kind ? c->file_kind : 1);
-		htab_upsert(py->codes, &k, sizeof(k), &created)->val.u =
-			function_id(py, name, file, k.firstlineno);
+		e = htab_upsert(py->codes, &k, sizeof(k), &created);
+		if (!created)
+			free_code(e->val.p);
+		e->val.p = info = xcalloc(1, sizeof(*info));
+		info->version = version;
+		info->name = xstrdup(name);
+		info->file = xstrdup(file);
+		info->table = xmalloc(c->table_len ? c->table_len : 1);
+		memcpy(info->table, c->table, c->table_len);
+		info->table_len = c->table_len;
 	}
 }
 
-/* The function of frame f: 0 if its code object's names never came. */
+/* The function (at its line) of frame f: 0 if its code object's names
+ * never came. */
 static uint32_t frame_function(struct python *py, uint32_t pid, const struct py_frame *f)
 {
-	struct py_code_key k = {
-		.pid = pid, .firstlineno = f->firstlineno, .code = f->code,
-		.name = f->name, .file = f->file,
-	};
-	struct htab_entry *e = htab_find(py->codes, &k, sizeof(k));
+	struct {
+		struct py_code_key k;
+		uint64_t instr;
+	} key = { { .pid = pid, .firstlineno = f->firstlineno, .code = f->code,
+		    .name = f->name, .file = f->file },
+		  f->instr };
+	struct htab_entry *e = htab_find(py->at_ids, &key, sizeof(key)), *c;
+	const struct py_code_info *info;
+	bool created;
+	int32_t at;
 
-	if (!e)
+	if (e)
+		return (uint32_t)e->val.u;
+	if (!(c = htab_find(py->codes, &key.k, sizeof(key.k)))) {
 		py->st.unnamed++;
-	return e ? (uint32_t)e->val.u : 0;
+		return 0;
+	}
+	info = c->val.p;
+	/* 3.10 counts code units, later versions bytes. */
+	at = python_line(info->version, info->table, info->table_len, f->firstlineno,
+			 info->version == PY_310 ? 2 * (uint64_t)f->instr : f->instr);
+	py->st.no_line += at == 0;
+	e = htab_upsert(py->at_ids, &key, sizeof(key), &created);
+	e->val.u = function_id(py, info->name, info->file, f->firstlineno, at);
+	return (uint32_t)e->val.u;
 }
 
 /* A run of Python frames one call of the interpreter's loop ran, and the
@@ -428,7 +483,7 @@ void python_merge(struct python *py, uint32_t pid, const struct py_stack *s, uin
 	    ((struct checked *)e->val.p)->version == NOT_PYTHON)
 		return;
 	version = ((struct checked *)e->val.p)->version;
-	learn(py, pid, s);
+	learn(py, pid, version, s);
 	nruns = runs_of(s, version, runs);
 	py->st.cut += s->cut != 0;
 	for (uint32_t i = 0; i < *nr && n < max; i++) {
@@ -455,13 +510,14 @@ void python_merge(struct python *py, uint32_t pid, const struct py_stack *s, uin
 }
 
 bool python_function(const struct python *py, uint32_t id, const char **name, const char **file,
-		     int32_t *line)
+		     int32_t *line, int32_t *at)
 {
 	if (id >= py->nfuncs)
 		return false;
 	*name = py->funcs[id].name;
 	*file = py->funcs[id].file;
 	*line = py->funcs[id].line;
+	*at = py->funcs[id].at;
 	return true;
 }
 

@@ -5,8 +5,8 @@
  *
  * A Python function in a stack is a synthetic address, PY_IP_BASE plus the
  * function's number in the capture (a PYSYM record names it: FORMATS.md).
- * Functions are known by name, file and first line, whatever process or
- * code object they come from.
+ * Functions are known by name, file and first line, and the line the
+ * frame was at, whatever process or code object they come from.
  */
 #ifndef PROF_SAMPLE_PYTHON_H
 #define PROF_SAMPLE_PYTHON_H
@@ -28,6 +28,7 @@ struct python_stats {
 	uint64_t no_thread;   /* samples of marked processes' threads not running Python */
 	uint64_t cut;	      /* frame lists longer than PY_MAX_FRAMES */
 	uint64_t unnamed;     /* frames of code objects whose names never came */
+	uint64_t no_line;     /* function-and-instruction pairs without a line */
 	uint64_t unplaced;    /* runs whose interpreter frame the native walk did not reach */
 };
 
@@ -51,10 +52,10 @@ void python_forget(struct python *py, uint32_t pid);
 void python_merge(struct python *py, uint32_t pid, const struct py_stack *s, uint64_t *ips,
 		  const uint64_t *sps, uint32_t *nr, uint32_t max);
 
-/* Python function number id (ips[i] - PY_IP_BASE): its name, file and
- * first line; false if there is none. */
+/* Python function number id (ips[i] - PY_IP_BASE): its name, file, first
+ * line, and the line it was at (0: not known); false if there is none. */
 bool python_function(const struct python *py, uint32_t id, const char **name,
-		     const char **file, int32_t *line);
+		     const char **file, int32_t *line, int32_t *at);
 
 const struct python_stats *python_stats(const struct python *py);
 

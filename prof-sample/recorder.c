@@ -126,13 +126,13 @@ static void write_pysyms(struct recorder *r, const uint64_t *ips, uint32_t nr)
 	for (uint32_t i = 0; i < nr && r->py; i++) {
 		uint32_t id = (uint32_t)(ips[i] & ~PY_IP_BASE);
 		const char *name, *file;
-		int32_t line;
+		int32_t line, at;
 		bool created;
 		if (!(ips[i] & PY_IP_BASE) || ips[i] - PY_IP_BASE > UINT32_MAX)
 			continue;
 		htab_upsert(r->pysyms, &id, sizeof(id), &created);
-		if (created && python_function(r->py, id, &name, &file, &line))
-			capw_pysym(&r->w, id, line, name, file);
+		if (created && python_function(r->py, id, &name, &file, &line, &at))
+			capw_pysym(&r->w, id, line, name, file, at);
 	}
 }
 

@@ -339,11 +339,12 @@ static void dwarf_report(const void *state, bool verbose)
 	if (verbose && py->processes)
 		warnx("Python: %" PRIu64 " process(es) (3.10: %" PRIu64 ", 3.11: %" PRIu64
 		      ", 3.12: %" PRIu64 ", 3.13: %" PRIu64 "), %" PRIu64 " samples with %" PRIu64
-		      " Python frames; %" PRIu64 " frames unnamed, %" PRIu64 " runs not placed, %" PRIu64
-		      " lists cut, %" PRIu64 " samples of threads not running Python",
+		      " Python frames; %" PRIu64 " frames unnamed, %" PRIu64 " positions without a line, %" PRIu64
+		      " runs not placed, %" PRIu64 " lists cut, %" PRIu64
+		      " samples of threads not running Python",
 		      py->processes, py->by_version[PY_310], py->by_version[PY_311],
 		      py->by_version[PY_312], py->by_version[PY_313], py->samples, py->frames,
-		      py->unnamed, py->unplaced, py->cut, py->no_thread);
+		      py->unnamed, py->no_line, py->unplaced, py->cut, py->no_thread);
 	if (verbose && py->unknown_version)
 		warnx("Python: %" PRIu64 " interpreter(s) of a version not known here: their Python "
 		      "frames are not walked", py->unknown_version);

@@ -172,9 +172,16 @@ static void put_frame_line(struct frames_text *t, struct buf *b, const struct fr
 		buf_add(b, " (", 2);
 		buf_clean(b, base, strlen(base));
 		buf_add(b, ":", 1);
-		buf_int(b, r->line);
+		buf_int(b, f->first_line);
 		buf_add(b, ")", 1);
 		put_dso(b, f);
+		if (t->lines) {
+			/* The line the frame was at, as --lines gives. */
+			buf_add(b, "\n  ", 3);
+			buf_clean(b, r->file, strlen(r->file));
+			buf_add(b, ":", 1);
+			buf_int(b, r->line);
+		}
 		buf_add(b, "\n", 1);
 		return;
 	}

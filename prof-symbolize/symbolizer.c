@@ -89,7 +89,7 @@ bool symbolizer_init(struct symbolizer *s, const struct symbolize_opts *opt)
 
 struct pysym {
 	char *name, *file;
-	int line;
+	int line, at;
 };
 
 static void free_pysym(void *p)
@@ -198,6 +198,7 @@ static void add_pysym(struct symbolizer *s, const struct cap_pysym *y)
 	v->name = xstrndup(y->name.s, y->name.len);
 	v->file = xstrndup(y->file.s, y->file.len);
 	v->line = y->line;
+	v->at = y->at;
 }
 
 static void add_jsym(struct symbolizer *s, const struct cap_jsym *j)
@@ -421,7 +422,9 @@ static void user_frames(struct symbolizer *s, size_t *nf, uint32_t pid, struct p
 			struct frame *f = add_frame(s, nf, ip, e ? FRAME_PYTHON : FRAME_NONE);
 			if (e) {
 				const struct pysym *y = e->val.p;
-				f->r = (struct resolved){ y->name, 0, y->file, y->line, false };
+				f->r = (struct resolved){ y->name, 0, y->file, y->at ? y->at : y->line,
+							  false };
+				f->first_line = y->line;
 			}
 			continue;
 		}

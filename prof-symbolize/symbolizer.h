@@ -39,13 +39,15 @@ struct frame {
 		FRAME_KERNEL, /* module: the kernel module, "" for the image */
 		FRAME_FILE,   /* a mapped file: map, module (its base name, or ""), fileoff */
 		FRAME_JIT,    /* a JIT symbol of process pid */
-		FRAME_PYTHON, /* a Python function: r.name, r.file, r.line (its first) */
+		FRAME_PYTHON, /* a Python function: r.name, r.file, first_line, and r.line
+			       * the line it was at (its first if not known) */
 		FRAME_NONE,   /* nothing maps ip */
 	} where;
 	const char *module;
 	const struct cap_map *map;
 	uint64_t fileoff; /* of ip in the file */
 	uint32_t pid;
+	int32_t first_line; /* FRAME_PYTHON */
 };
 
 struct symbolizer;

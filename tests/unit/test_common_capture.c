@@ -40,7 +40,7 @@ static void write_sample_capture(void)
 	capw_jsym(&w, 10, 0x7f0000001000ull, 0x40, "LazyCompile:*fib /app.js:3", 26);
 	capw_fork(&w, 12, 10);
 	capw_cgroup(&w, 12, "/system.slice/a b.service", 25, 1);
-	capw_pysym(&w, 3, 17, "Handler.do_GET", "/srv/app/\xc3\xa9t\xc3\xa9.py");
+	capw_pysym(&w, 3, 17, "Handler.do_GET", "/srv/app/\xc3\xa9t\xc3\xa9.py", 21);
 	capw_end(&w, &(struct cap_end){ .duration_ns = 2, .samples = 5, .lost = 0, .stacks = 1,
 					.taken = 5 });
 	capw_free(&w);
@@ -161,6 +161,7 @@ TEST(round_trip_every_record)
 	CHECK_INT(rec.u.pysym.id, 3);
 	CHECK_INT(rec.u.pysym.line, 17);
 	CHECK(rec.u.pysym.name.len == 14 && memcmp(rec.u.pysym.name.s, "Handler.do_GET", 14) == 0);
+	CHECK_INT(rec.u.pysym.at, 21);
 	CHECK(rec.u.pysym.file.len == 17 &&
 	      memcmp(rec.u.pysym.file.s, "/srv/app/\xc3\xa9t\xc3\xa9.py", 17) == 0);
 
