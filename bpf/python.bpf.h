@@ -82,7 +82,7 @@ static __always_inline void py_new_code(const struct py_offsets *o, struct py_st
 {
 	struct py_code_key k = {
 		.pid = pid, .firstlineno = f->firstlineno, .code = f->code,
-		.name = f->name, .file = f->file,
+		.name = f->name, .file = f->file, .name_hash = f->name_hash,
 	};
 	__u8 one = 1;
 	__u32 i = s->nnew;
@@ -166,7 +166,7 @@ static __always_inline void py_walk(struct py_stack *s, __u32 pid)
 			bpf_probe_read_user(&flags, sizeof(flags), (void *)(frame + o->f_flags));
 		if (p->version >= PY_312 && flags == PY_OWNED_BY_CSTACK) {
 			f->flags = PY_FRAME_SHIM;
-			f->code = f->name = f->file = 0;
+			f->code = f->name = f->file = f->name_hash = 0;
 			f->firstlineno = 0;
 			f->instr = 0;
 		} else {
@@ -174,6 +174,8 @@ static __always_inline void py_walk(struct py_stack *s, __u32 pid)
 				f->flags = PY_FRAME_ENTRY;
 			f->code = code;
 			f->name = py_field(code, o->co_name);
+			/* PyASCIIObject.hash, after refcount, type and length. */
+			f->name_hash = py_field(f->name, 24);
 			f->file = py_field(code, o->co_filename);
 			f->firstlineno = 0;
 			bpf_probe_read_user(&f->firstlineno, sizeof(f->firstlineno),

@@ -119,6 +119,7 @@ struct py_proc {
 struct py_frame {
 	__u64 code;	    /* the code object (0 for a shim) */
 	__u64 name, file;   /* its name and file name objects */
+	__u64 name_hash;    /* the name's hash, as the string keeps it */
 	__u64 addr;	    /* the frame itself */
 	__s32 firstlineno;
 	__u32 instr;	    /* bytes into the code (3.10: f_lasti, in code units) */
@@ -127,11 +128,12 @@ struct py_frame {
 };
 
 /* The identity of a code object: its address alone may be a freed one's,
- * reused. */
+ * reused, and so may its name's (the name's hash tells another name at the
+ * same address). */
 struct py_code_key {
 	__u32 pid;
 	__s32 firstlineno;
-	__u64 code, name, file;
+	__u64 code, name, file, name_hash;
 };
 
 struct py_code {

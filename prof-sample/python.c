@@ -406,7 +406,7 @@ static uint32_t frame_function(struct python *py, uint32_t pid, const struct py_
 		struct py_code_key k;
 		uint64_t instr;
 	} key = { { .pid = pid, .firstlineno = f->firstlineno, .code = f->code,
-		    .name = f->name, .file = f->file },
+		    .name = f->name, .file = f->file, .name_hash = f->name_hash },
 		  f->instr };
 	struct htab_entry *e = htab_find(py->at_ids, &key, sizeof(key)), *c;
 	const struct py_code_info *info;

@@ -135,7 +135,7 @@ shares_checked() {
 	shares_checked "$p"
 }
 
-@test "--off-cpu: a thread blocked in time.sleep and one in a socket read show the Python function each blocked in" {
+@test "--off-cpu and --wall: a thread blocked in time.sleep and one in a socket read show the Python function each blocked in" {
 	prof-sample --off-cpu -o "$TMP/cap.prof" -- /usr/bin/python3.11 "$WORK" block 3
 	prof-symbolize "$TMP/cap.prof" | prof-fold --all > "$TMP/folded"
 	total=$(ns "$TMP/folded" .)
@@ -145,6 +145,15 @@ shares_checked() {
 	# Each of the two threads is blocked nearly all of the 3 s.
 	[ "$sleeping" -ge 2500000000 ]
 	[ "$reading" -ge 2500000000 ]
+	# --wall: the same blocked time, and the main thread's time on the
+	# CPU in the function that runs it.
+	prof-sample --wall -F 199 -o "$TMP/wall.prof" -- /usr/bin/python3.11 "$WORK" block 3
+	prof-symbolize "$TMP/wall.prof" | prof-fold --all > "$TMP/wall"
+	sleeping=$(ns "$TMP/wall" ';sleep_here \(python_work\.py:[0-9]+\)_\[p\];.*\[off-cpu\]')
+	running=$(ns "$TMP/wall" ';block \(python_work\.py:[0-9]+\)_\[p\];')
+	echo "wall: $sleeping ns in sleep_here, $running ns in block"
+	[ "$sleeping" -ge 2500000000 ]
+	[ "$running" -ge 2500000000 ]
 }
 
 @test "asyncio coroutines and generators: each burning function under what drives it" {
