@@ -29,8 +29,8 @@ teardown() {
 
 # side_by_side [-w SECS] CMD...: two copies of CMD (twice the samples in
 # the same time), left to run SECS seconds (default 0.5), then sampled for
-# 5 s at 999 Hz by prof-sample, whose only options are the rate and the
-# duration, and at the same time by perf record --call-graph dwarf with
+# 5 s at 999 Hz by prof-sample, whose only options are the rate, the
+# duration and $OURS_OPTS, and at the same time by perf record --call-graph dwarf with
 # prof-sample's default stack copy.  Folded into $TMP/ours and $TMP/perf.
 side_by_side() {
 	local wait=0.5 p
