@@ -13,7 +13,9 @@
  *     quotes are removed;
  *   - tidy_java: for the process "java", "Lpkg/Class;" loses its 'L';
  *   - annotations _[k] (kernel module), _[j] (JIT map) with --kernel/--jit;
- *   - a Python frame (its address 0x80000000000000xx, prof-symbolize's) is
+ *   - a Python frame (its address 0x80000000xxxxxxxx, prof-symbolize's; a
+ *     frame-pointer walk's garbage may start with 8 too, never with 8
+ *     zeros after it, nor be named) is
  *     kept whole, "name (file.py:12)", ';' written ':', and marked _[p]
  *     with --jit;
  *   - a waker's frames are marked _[w] alone: FlameGraph reads one
@@ -384,7 +386,8 @@ size_t tidy_frame(const struct frame_line *f, const char *func, size_t func_len,
 
 	/* A Python function (an address no user code has, FORMATS.md):
 	 * "qualname (file.py:line)" is its name, parentheses and all. */
-	if (f->pc_len == 16 && f->pc[0] == '8') {
+	if (f->pc_len == 16 && memcmp(f->pc, "80000000", 8) == 0 &&
+	    !(func_len == 9 && memcmp(func, "[unknown]", 9) == 0)) {
 		/* Its parts come from the program: a ';' would split it. */
 		for (size_t i = 0; i < func_len; i++)
 			*w++ = func[i] == ';' ? ':' : func[i];

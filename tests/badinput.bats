@@ -358,7 +358,10 @@ check_cut() {
 
 @test "prof-symbolize: a capture cut at every record boundary and inside every record" {
 	require_root
-	start_workload chain 10
+	start_workload chain 60
+	# At the priority of a sampling suite, not of this suite's lane
+	# (nice 19): a workload that gets no CPU gives no samples.
+	renice -n 0 -p "$WORKLOAD_PID" > /dev/null
 	prof-sample -q -F 49 -d 1 -p "$WORKLOAD_PID" > "$TMP/cap.prof"
 	stop_workload
 	local size off=16 type len n=0 cut
