@@ -142,7 +142,8 @@ workloads: $(WORKLOAD_BINS)
 # What CI runs (.ci/run): the whole suite on the build users get, again on
 # an ASan+UBSan build, and every fuzz target for CHECK_FUZZ_SECONDS; one
 # summary line for all.  The suites that sample nothing run at nice 19
-# beside the second build's sampling suites, with the fuzzing (tests/run).
+# beside the second build's sampling suites, with the fuzzing, and the ASan
+# build is made beside the first build's (tests/run).
 # About 21 minutes on two cores, builds included; each build uses every CPU.
 JOBS       := -j$(shell nproc)
 ASAN_BUILD := build-asan
@@ -151,8 +152,8 @@ ASAN_MAKE  := BUILD=$(ASAN_BUILD) CC=gcc \
 CHECK_FUZZ_SECONDS ?= 20
 check: setup
 	$(MAKE) $(JOBS) all unit-tests workloads
-	$(MAKE) $(JOBS) $(ASAN_MAKE) all unit-tests workloads
-	PROF_CHECK_BUILDS="$(BUILD) $(ASAN_BUILD)" FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) tests/run
+	PROF_CHECK_BUILDS="$(BUILD) $(ASAN_BUILD)" FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) \
+		PROF_CHECK_PREBUILD="$(MAKE) $(JOBS) $(ASAN_MAKE) all unit-tests workloads" tests/run
 
 # Parts of it, for development: the suite alone, or under ASan alone.
 test: setup
