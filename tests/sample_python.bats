@@ -48,7 +48,7 @@ teardown() {
 	prof-sample -F 499 -o "$TMP/cap.prof" -- /usr/bin/python3.11 "$WORK" async 3
 	prof-symbolize "$TMP/cap.prof" | prof-fold --all > "$TMP/folded"
 	total=$(folded_total "$TMP/folded" '_\[p\]')
-	coro=$(folded_total "$TMP/folded" ';_run_once \([^;]*\)_\[p\];(.*;)?coro_burn \([^;]*\)_\[p\];')
+	coro=$(folded_total "$TMP/folded" ';([^;]*\.)?_run_once \([^;]*\)_\[p\];(.*;)?coro_burn \([^;]*\)_\[p\];')
 	gen=$(folded_total "$TMP/folded" ';gen_round \([^;]*\)_\[p\];(.*;)?gen_burn \([^;]*\)_\[p\];')
 	echo "of $total samples with Python frames: $coro in coro_burn under the event loop, $gen in gen_burn under gen_round"
 	[ "$coro" -ge $((total * 35 / 100)) ]
