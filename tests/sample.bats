@@ -45,7 +45,7 @@ teardown() {
 	[ "$output" = "prof-sample: invalid call graph: 'lbr' (dwarf[,BYTES] or fp)" ]
 	run prof-sample --call-graph fp --stack-size 4096
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"--stack-size and --keep-stack-bytes need --unwind=dwarf"* ]]
+	[[ "$output" == *"--stack-size, --keep-stack-bytes and --no-python need --unwind=dwarf"* ]]
 	run prof-sample --call-graph dwarf,70000
 	[ "$status" -eq 2 ]
 	[ "$output" = "prof-sample: invalid stack size: '70000' (64 to 65536)" ]

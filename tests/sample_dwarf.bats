@@ -283,10 +283,10 @@ wrong_calls() {
 	[ "$output" = "prof-sample: invalid stack size: '100000' (64 to 65536)" ]
 	run prof-sample --unwind=fp --stack-size 4096 -d 1
 	[ "$status" -eq 2 ]
-	[ "$output" = "prof-sample: --stack-size and --keep-stack-bytes need --unwind=dwarf (and user stacks)" ]
+	[ "$output" = "prof-sample: --stack-size, --keep-stack-bytes and --no-python need --unwind=dwarf (and user stacks)" ]
 	run prof-sample --kernel-only --keep-stack-bytes -d 1
 	[ "$status" -eq 2 ]
-	[ "$output" = "prof-sample: --stack-size and --keep-stack-bytes need --unwind=dwarf (and user stacks)" ]
+	[ "$output" = "prof-sample: --stack-size, --keep-stack-bytes and --no-python need --unwind=dwarf (and user stacks)" ]
 	# The in-kernel maps exist only where stacks are counted in the kernel.
 	run prof-sample --count-storage-size 64 -d 1
 	[ "$status" -eq 2 ]
