@@ -149,7 +149,7 @@ JOBS       := -j$(shell nproc)
 ASAN_BUILD := build-asan
 ASAN_MAKE  := BUILD=$(ASAN_BUILD) CC=gcc \
 	SANITIZE='-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all'
-CHECK_FUZZ_SECONDS ?= 20
+CHECK_FUZZ_SECONDS ?= 10
 check: setup
 	$(MAKE) $(JOBS) all unit-tests workloads
 	PROF_CHECK_BUILDS="$(BUILD) $(ASAN_BUILD)" FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) \
