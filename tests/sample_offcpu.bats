@@ -54,9 +54,11 @@ profile() {
 	sleep_ns=$(ns "$TMP/folded" mix-worker 'sleep_in_nanosleep;')
 	read_ns=$(ns "$TMP/folded" mix-worker 'block_in_pipe_read;')
 	echo "worker: wall $wall ns, nanosleep $(pct "$sleep_ns" "$wall")%, read $(pct "$read_ns" "$wall")%"
-	# The design: 30% asleep, 50% in read(); what the worker measured.
-	within "$(pct "$sleep_ns" "$wall")" 30 3
-	within "$(pct "$read_ns" "$wall")" 50 3
+	# The design is 30% asleep and 50% in read(); on a loaded machine a
+	# late wake-up moves time between them, and the worker measures what
+	# it was.
+	within "$(pct "$sleep_ns" "$wall")" "$(pct "$(measured "$TMP/out" mix-worker nanosleep_ns)" "$wall")" 3
+	within "$(pct "$read_ns" "$wall")" "$(pct "$(measured "$TMP/out" mix-worker pipe_read_ns)" "$wall")" 3
 	self=$(($(measured "$TMP/out" mix-worker nanosleep_ns) + $(measured "$TMP/out" mix-worker pipe_read_ns)))
 	echo "blocked: profiled $((sleep_ns + read_ns)) ns, measured $self ns"
 	within "$(pct $((sleep_ns + read_ns)) "$self")" 100 5
@@ -178,8 +180,10 @@ profile() {
 	require_root
 	profile --off-cpu --unwind=fp -- "$PROF_WORKLOADS/offcpu" mix 3
 	wall=$(measured "$TMP/out" mix-worker wall_ns)
-	within "$(pct "$(ns "$TMP/folded" mix-worker 'sleep_in_nanosleep;')" "$wall")" 30 3
-	within "$(pct "$(ns "$TMP/folded" mix-worker 'block_in_pipe_read;')" "$wall")" 50 3
+	within "$(pct "$(ns "$TMP/folded" mix-worker 'sleep_in_nanosleep;')" "$wall")" \
+		"$(pct "$(measured "$TMP/out" mix-worker nanosleep_ns)" "$wall")" 3
+	within "$(pct "$(ns "$TMP/folded" mix-worker 'block_in_pipe_read;')" "$wall")" \
+		"$(pct "$(measured "$TMP/out" mix-worker pipe_read_ns)" "$wall")" 3
 }
 
 @test "off-CPU options are refused where they mean nothing" {
