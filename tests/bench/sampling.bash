@@ -34,7 +34,7 @@ bpf_run_times() {
 			sed -nE 's/^# capture: taken ([0-9]+),.*/\1/p')
 		awk -v hz="$hz" -v ns="${ns:-0}" -v cnt="${cnt:-0}" -v n="${taken:-0}" 'BEGIN {
 			printf "  -F %-4s %8d runs, %8d samples, %6.2f us per sample\n", hz, cnt, n,
-				n > 0 ? ns / n / 1000 : 0 }'
+				(n > 0 ? ns / n / 1000 : 0) }'
 	done
 	sysctl -qw kernel.bpf_stats_enabled="$old"
 }
