@@ -62,6 +62,9 @@ const volatile __u32 nr_cpus = 1;
  * tracepoint program on its CPU, so each has its own. */
 #define SLOT_NMI 0
 #define SLOT_TP 1
+/* The task iterator sleeps (faulting user pages in), and the scheduler's
+ * programs run on its CPU meanwhile. */
+#define SLOT_ITER 2
 
 /* Written by prof-sample (mmaped .bss): which map set is being filled. */
 __u32 active = 0;
@@ -92,7 +95,7 @@ struct {
 /* Scratch space for one stack: too big for the 512-byte BPF stack. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 2);
+	__uint(max_entries, 3);
 	__type(key, __u32);
 	__type(value, struct stack_trace);
 } scratch SEC(".maps");
@@ -106,12 +109,13 @@ struct {
  * the block is pending.  Task storage follows the thread: nothing to clean
  * up when it exits, no capacity to run out of. */
 struct block {
-	__u64 start; /* switch-out, 0 if not blocked */
+	__u64 start; /* of the time not yet counted, 0 if not blocked */
+	__u64 began; /* the switch-out, or when the capture found it blocked */
 	__u64 kstack, ustack; /* in held_stacks */
 	__u64 ip, sp;	      /* user registers at the switch-out (dwarf) */
 	__u64 weight;	      /* of the pending block */
 	__u32 pending;
-	__u32 reserved;
+	__u32 adopted; /* blocked before the capture: its length is unknown */
 	struct sample_key key; /* of the pending block */
 };
 
@@ -161,7 +165,7 @@ struct {
  * chain of wakers in it. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 2);
+	__uint(max_entries, 3);
 	__type(key, __u32);
 	__type(value, struct sample_key);
 } key_scratch SEC(".maps");
@@ -199,23 +203,14 @@ static __always_inline void count(enum prof_counter c)
 	__sync_fetch_and_add(&counters[c], 1);
 }
 
-/* Stores the current kernel or user stack; returns its hash, or 0 when the
- * sample has none (a kernel thread has no user stack, a sample in user mode
- * no kernel stack) or it could not be stored (counted as lost). */
-static __always_inline __u64 store_stack(void *ctx, void *stacks, bool kernel,
-					 enum prof_counter lost, __u32 slot)
+/* Stores st in stacks; returns its hash, or 0 when it could not be stored
+ * (counted as lost). */
+static __always_inline __u64 keep_stack(void *stacks, struct stack_trace *st, bool kernel,
+					enum prof_counter lost)
 {
-	struct stack_trace *st = bpf_map_lookup_elem(&scratch, &slot);
-	long n, err;
-	__u64 h;
+	__u64 h = prof_stack_key(st->ip, st->nr, kernel);
+	long err;
 
-	if (!st)
-		return 0;
-	n = bpf_get_stack(ctx, st->ip, sizeof(st->ip), kernel ? 0 : BPF_F_USER_STACK);
-	if (n <= 0)
-		return 0;
-	st->nr = n / sizeof(__u64);
-	h = prof_stack_key(st->ip, st->nr, kernel);
 	/* Most samples repeat a stack already stored this interval: a lookup
 	 * of the 8-byte key is much cheaper than copying 1 KB to find out. */
 	if (bpf_map_lookup_elem(stacks, &h))
@@ -226,6 +221,24 @@ static __always_inline __u64 store_stack(void *ctx, void *stacks, bool kernel,
 		return 0;
 	}
 	return h;
+}
+
+/* Stores the current kernel or user stack; returns its hash, or 0 when the
+ * sample has none (a kernel thread has no user stack, a sample in user mode
+ * no kernel stack) or it could not be stored (counted as lost). */
+static __always_inline __u64 store_stack(void *ctx, void *stacks, bool kernel,
+					 enum prof_counter lost, __u32 slot)
+{
+	struct stack_trace *st = bpf_map_lookup_elem(&scratch, &slot);
+	long n;
+
+	if (!st)
+		return 0;
+	n = bpf_get_stack(ctx, st->ip, sizeof(st->ip), kernel ? 0 : BPF_F_USER_STACK);
+	if (n <= 0)
+		return 0;
+	st->nr = n / sizeof(__u64);
+	return keep_stack(stacks, st, kernel, lost);
 }
 
 /* Counts one sample (weight 0) or one block of weight nanoseconds. */
@@ -293,6 +306,20 @@ static __always_inline void dwarf_order(__u64 *regs, const __u64 *w)
 /* The user registers: those interrupted if the sample hit user mode (ctx,
  * NULL when the thread is known to be in the kernel), else those saved on
  * entry to the kernel.  False for kernel threads. */
+/* The user registers task saved on entry to the kernel; false for kernel
+ * threads. */
+static __always_inline bool task_user_regs(struct task_struct *task, __u64 *regs)
+{
+	struct regs_words w;
+
+	if (BPF_CORE_READ(task, flags) & PF_KTHREAD)
+		return false;
+	if (bpf_probe_read_kernel(&w, sizeof(w), (void *)bpf_task_pt_regs(task)))
+		return false;
+	dwarf_order(regs, w.word);
+	return true;
+}
+
 static __always_inline bool user_regs(struct bpf_perf_event_data *ctx, __u64 *regs)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -301,12 +328,10 @@ static __always_inline bool user_regs(struct bpf_perf_event_data *ctx, __u64 *re
 
 	if (task->flags & PF_KTHREAD)
 		return false;
-	if (in && (in->word[W_CS] & 3) == 3) {
-		for (int i = 0; i < 21; i++)
-			w.word[i] = in->word[i];
-	} else if (bpf_probe_read_kernel(&w, sizeof(w), (void *)bpf_task_pt_regs(task))) {
-		return false;
-	}
+	if (!in || (in->word[W_CS] & 3) != 3)
+		return task_user_regs(task, regs);
+	for (int i = 0; i < 21; i++)
+		w.word[i] = in->word[i];
 	dwarf_order(regs, w.word);
 	return true;
 }
@@ -314,6 +339,11 @@ static __always_inline bool user_regs(struct bpf_perf_event_data *ctx, __u64 *re
 /* Other architectures' registers are not laid out for the unwinder yet:
  * prof-sample refuses --unwind=dwarf there, and never loads sample_dwarf. */
 static __always_inline bool user_regs(struct bpf_perf_event_data *ctx, __u64 *regs)
+{
+	return false;
+}
+
+static __always_inline bool task_user_regs(struct task_struct *task, __u64 *regs)
 {
 	return false;
 }
@@ -330,8 +360,9 @@ static __always_inline __u32 stack_room(void)
 /* Copies user memory from sp up into buf, which has stack_room() bytes and
  * a page of slack, page by page so that a stack shallower than the room is
  * copied up to its top (the next page is not mapped) instead of not at
- * all.  Returns the bytes copied. */
-static __always_inline __u32 copy_stack(__u8 *buf, __u64 sp)
+ * all.  The memory is the current thread's, or task's (sleepable programs
+ * only).  Returns the bytes copied. */
+static __always_inline __u32 copy_stack(__u8 *buf, __u64 sp, struct task_struct *task)
 {
 	__u32 limit = stack_room();
 	__u64 len = 0;
@@ -349,7 +380,8 @@ static __always_inline __u32 copy_stack(__u8 *buf, __u64 sp)
 		chunk &= 2 * PROF_PAGE - 1;
 		if (chunk > PROF_PAGE)
 			chunk = PROF_PAGE;
-		if (bpf_probe_read_user(buf + len, chunk, (void *)addr))
+		if (task ? bpf_copy_from_user_task(buf + len, chunk, (void *)addr, task, 0)
+			 : bpf_probe_read_user(buf + len, chunk, (void *)addr))
 			break;
 		len += chunk;
 	}
@@ -361,16 +393,14 @@ static __always_inline __u32 copy_stack(__u8 *buf, __u64 sp)
  * sample is built in its ring reservation: the stack bytes, the bulk of
  * it, are copied once, from the thread's stack to where prof-sample reads
  * them. */
-static __always_inline int send_raw(void *ctx, struct bpf_perf_event_data *regs_ctx,
-				    struct sample_key *key, __u64 weight, bool user)
+static __always_inline struct raw_sample *new_raw(struct sample_key *key, __u64 weight)
 {
 	struct raw_sample *rs;
-	long n;
 
 	rs = bpf_ringbuf_reserve(&raw_samples, PROF_RAW_HEADER + stack_room() + PROF_PAGE, 0);
 	if (!rs) {
 		count(PROF_LOST_RING);
-		return 0;
+		return NULL;
 	}
 	rs->pid = key->pid;
 	rs->tid = key->tid;
@@ -383,19 +413,31 @@ static __always_inline int send_raw(void *ctx, struct bpf_perf_event_data *regs_
 	rs->nwakers = key->nwakers;
 	rs->reserved = 0;
 	__builtin_memcpy(rs->wakers, key->wakers, sizeof(rs->wakers));
+	rs->py.status = PY_NOT_PYTHON;
+	rs->py.nframes = rs->py.nanchors = rs->py.nnew = 0;
 	if (key->kstack) {
 		/* Taken earlier, and held: its key goes in its place. */
 		rs->flags = PROF_RAW_KSTACK_HELD;
 		rs->kstack[0] = key->kstack;
-	} else if (kernel_stacks) {
+	}
+	return rs;
+}
+
+static __always_inline int send_raw(void *ctx, struct bpf_perf_event_data *regs_ctx,
+				    struct sample_key *key, __u64 weight, bool user)
+{
+	struct raw_sample *rs = new_raw(key, weight);
+	long n;
+
+	if (!rs)
+		return 0;
+	if (!key->kstack && kernel_stacks) {
 		n = bpf_get_stack(ctx, rs->kstack, sizeof(rs->kstack), 0);
 		rs->kstack_nr = n > 0 ? n / sizeof(__u64) : 0;
 	}
-	rs->py.status = PY_NOT_PYTHON;
-	rs->py.nframes = rs->py.nanchors = rs->py.nnew = 0;
 	if (user && user_stacks && user_regs(regs_ctx, rs->regs)) {
 		rs->flags |= PROF_RAW_USER;
-		rs->stack_len = copy_stack(rs->stack, rs->regs[PROF_UREG_SP]);
+		rs->stack_len = copy_stack(rs->stack, rs->regs[PROF_UREG_SP], NULL);
 		py_walk(&rs->py, rs->pid);
 	}
 	bpf_ringbuf_submit(rs, 0);
@@ -537,12 +579,14 @@ static __always_inline void end_block(struct task_struct *next, __u64 now)
 	if (!b || !b->start)
 		return;
 	weight = now - b->start;
-	if (weight < min_block_ns) {
+	/* A block longer than the capture's files is counted in pieces, one
+	 * per file (PROF_WAITS_CUT): the bounds are the whole block's. */
+	if (!b->adopted && now - b->began < min_block_ns) {
 		b->start = 0;
 		count(PROF_SHORT_BLOCKS);
 		return;
 	}
-	if (max_block_ns && weight > max_block_ns) {
+	if (max_block_ns && now - b->began > max_block_ns) {
 		b->start = 0;
 		count(PROF_LONG_BLOCKS);
 		return;
@@ -590,7 +634,8 @@ static __always_inline void start_block(void *ctx, struct task_struct *prev, __u
 		b->sp = BPF_CORE_READ(regs, sp);
 		b->ip = BPF_CORE_READ(regs, ip);
 	}
-	b->start = now;
+	b->start = b->began = now;
+	b->adopted = 0;
 }
 
 /* Runs in prev's context, before the switch.  A thread switched out while
@@ -669,6 +714,200 @@ int BPF_PROG(offcpu_waking, struct task_struct *p)
 	mine = bpf_task_storage_get(&wake_chains, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (mine)
 		__builtin_memcpy(mine, c, sizeof(*c));
+	return 0;
+}
+
+/* --- waits in progress ------------------------------------------------ */
+
+/* A block is seen by the programs above only from its switch-out to its
+ * switch-in; a thread already blocked when the capture starts, or still
+ * blocked when a file ends, would be missed or put off.  prof-sample reads
+ * this task iterator at the start (waits_mode PROF_WAITS_ADOPT) and at the
+ * end of each file (PROF_WAITS_CUT).  It sleeps: it reads other threads'
+ * user memory (bpf_copy_from_user_task). */
+__u32 waits_mode = 0;
+/* -G's cgroup, for threads other than the current one. */
+const volatile __u64 target_cgroup_id = 0;
+
+/* libbpf 1.2's, for Debian 12's 1.1. */
+#ifndef bpf_ksym_exists
+#define bpf_ksym_exists(sym) (!!&(sym))
+#endif
+
+extern struct cgroup *bpf_cgroup_from_id(u64 cgid) __ksym __weak;
+extern void bpf_cgroup_release(struct cgroup *cgrp) __ksym __weak;
+extern long bpf_task_under_cgroup(struct task_struct *task, struct cgroup *ancestor) __ksym __weak;
+
+/* is_target, of any thread. */
+static __always_inline bool task_is_target(struct task_struct *t)
+{
+	__u32 pid = BPF_CORE_READ(t, tgid), tid = BPF_CORE_READ(t, pid);
+	struct cgroup *cg;
+	bool in;
+
+	if (tid == 0)
+		return false;
+	if (filter_pids) {
+		__u8 *v = bpf_map_lookup_elem(&pids, &pid);
+
+		if (!v || *v != PROF_PID_TARGET)
+			return false;
+	}
+	if (filter_tids && !bpf_map_lookup_elem(&tids, &tid))
+		return false;
+	if (filter_cgroup) {
+		/* Linux 6.5: before, no wait in progress is taken on. */
+		if (!bpf_ksym_exists(bpf_cgroup_from_id) || !bpf_ksym_exists(bpf_task_under_cgroup))
+			return false;
+		cg = bpf_cgroup_from_id(target_cgroup_id);
+		if (!cg)
+			return false;
+		in = bpf_task_under_cgroup(t, cg);
+		bpf_cgroup_release(cg);
+		if (!in)
+			return false;
+	}
+	return true;
+}
+
+/* t's kernel stack, held. */
+static __always_inline __u64 hold_task_kstack(struct task_struct *t)
+{
+	__u32 slot = SLOT_ITER;
+	struct stack_trace *st = bpf_map_lookup_elem(&scratch, &slot);
+	long n;
+
+	if (!st)
+		return 0;
+	n = bpf_get_task_stack(t, st->ip, sizeof(st->ip), 0);
+	if (n <= 0)
+		return 0;
+	st->nr = n / sizeof(__u64);
+	return keep_stack(&held_stacks, st, true, PROF_LOST_KSTACK);
+}
+
+/* t's user stack by frame pointer, held: bpf_get_stack walks only the
+ * current thread's.  The same walk as the kernel's for the current one
+ * (perf_callchain_user): the interrupted address, then each frame's
+ * return address, while frames go up the stack. */
+static __always_inline __u64 hold_task_ustack(struct task_struct *t, const __u64 *regs)
+{
+	__u32 slot = SLOT_ITER;
+	struct stack_trace *st = bpf_map_lookup_elem(&scratch, &slot);
+	__u64 fp = regs[PROF_UREG_FP], frame[2];
+	__u32 n = 1;
+
+	if (!st)
+		return 0;
+	st->ip[0] = regs[PROF_UREG_IP];
+	for (int i = 1; i < PROF_MAX_STACK; i++) {
+		if (!fp || bpf_copy_from_user_task(frame, sizeof(frame), (void *)fp, t, 0) ||
+		    !frame[1])
+			break;
+		st->ip[i] = frame[1];
+		n = i + 1;
+		if (frame[0] <= fp)
+			break;
+		fp = frame[0];
+	}
+	st->nr = n;
+	return keep_stack(&held_stacks, st, false, PROF_LOST_USTACK);
+}
+
+/* A target thread blocked when the capture starts: its block starts now,
+ * with the stacks it is blocked in.  Its length before is unknown, so
+ * --min-block does not apply to it. */
+static __always_inline void adopt(struct task_struct *t, __u64 now)
+{
+	__u64 regs[PROF_NR_UREGS];
+	struct block *b;
+
+	if (BPF_CORE_READ(t, on_rq) || !(blocked_in(task_state(t)) & block_states) ||
+	    !task_is_target(t))
+		return;
+	b = bpf_task_storage_get(&blocks, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!b) {
+		count(PROF_LOST_SWITCH);
+		return;
+	}
+	/* Switched out since the programs were attached: theirs. */
+	if (b->start || b->pending)
+		return;
+	b->kstack = kernel_stacks ? hold_task_kstack(t) : 0;
+	b->ustack = 0;
+	if (user_stacks && task_user_regs(t, regs)) {
+		/* With dwarf, the bytes are copied as for any block: from
+		 * the thread, once it is back from its system call. */
+		if (offcpu_dwarf) {
+			b->sp = regs[PROF_UREG_SP];
+			b->ip = regs[PROF_UREG_IP];
+		} else {
+			b->ustack = hold_task_ustack(t, regs);
+		}
+	}
+	b->adopted = 1;
+	b->start = b->began = now;
+	/* Woken meanwhile: its switch-in came before the start was set. */
+	if (BPF_CORE_READ(t, on_rq)) {
+		b->start = 0;
+		return;
+	}
+	count(PROF_ADOPTED_WAITS);
+}
+
+/* A block in progress at the end of a file: the time since its start (or
+ * since the last file's end) is counted now, in this file; the rest is the
+ * next file's.  One shorter than --min-block so far is left to its end,
+ * and one already longer than --max-block is left to be dropped then. */
+static __always_inline void cut(struct task_struct *t, __u64 now)
+{
+	struct block *b = bpf_task_storage_get(&blocks, t, 0, 0);
+	struct raw_sample *rs;
+	struct sample_key *key;
+	__u64 weight;
+
+	if (!b || !b->start || (!b->adopted && now - b->began < min_block_ns) ||
+	    (max_block_ns && now - b->began > max_block_ns))
+		return;
+	key = new_key(SLOT_ITER);
+	if (!key)
+		return;
+	weight = now - b->start;
+	b->start = now;
+	key->pid = BPF_CORE_READ(t, tgid);
+	key->tid = BPF_CORE_READ(t, pid);
+	BPF_CORE_READ_STR_INTO(&key->comm, t, comm);
+	key->kind = PROF_OFF_CPU;
+	key->kstack = b->kstack;
+	key->ustack = b->ustack;
+	count(PROF_SEEN);
+	count(PROF_CUT_WAITS);
+	if (!offcpu_dwarf) {
+		count_key(active ? (void *)&counts1 : (void *)&counts0, key, weight);
+		return;
+	}
+	rs = new_raw(key, weight);
+	if (!rs)
+		return;
+	if (user_stacks && task_user_regs(t, rs->regs)) {
+		rs->flags |= PROF_RAW_USER;
+		rs->stack_len = copy_stack(rs->stack, rs->regs[PROF_UREG_SP], t);
+	}
+	bpf_ringbuf_submit(rs, 0);
+}
+
+SEC("iter.s/task")
+int waits_in_progress(struct bpf_iter__task *ctx)
+{
+	struct task_struct *t = ctx->task;
+	__u64 now = bpf_ktime_get_ns();
+
+	if (!t)
+		return 0;
+	if (waits_mode == PROF_WAITS_ADOPT)
+		adopt(t, now);
+	else if (waits_mode == PROF_WAITS_CUT)
+		cut(t, now);
 	return 0;
 }
 

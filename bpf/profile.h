@@ -60,6 +60,15 @@ struct sample_value {
 	__u64 weight;
 };
 
+/* What the task iterator waits_in_progress does when prof-sample reads it
+ * (its .bss waits_mode): take on the threads of the targets that are
+ * blocked when the capture starts, or count every block in progress up to
+ * now (at the end of the capture, and of each --rotate file). */
+enum prof_waits_mode {
+	PROF_WAITS_ADOPT = 1,
+	PROF_WAITS_CUT = 2,
+};
+
 struct stack_trace {
 	__u64 nr;
 	__u64 ip[PROF_MAX_STACK];
@@ -77,6 +86,8 @@ enum prof_counter {
 	PROF_SHORT_BLOCKS, /* blocks not counted: shorter than --min-block */
 	PROF_LONG_BLOCKS,  /* blocks not counted: longer than --max-block */
 	PROF_LOST_BLOCK_USTACK, /* dwarf: a block's user stack gone before it was copied */
+	PROF_ADOPTED_WAITS, /* threads found blocked when the capture started */
+	PROF_CUT_WAITS,	    /* pieces of waits in progress at an end of a file */
 	PROF_NR_COUNTERS,
 };
 

@@ -16,6 +16,7 @@
 #include "profile.h"
 #include "profile.skel.h"
 #include "recorder.h"
+#include "waits.h"
 
 _Static_assert(PROF_NR_COUNTERS <= 16, "session.counters is too small");
 
@@ -178,6 +179,10 @@ bool session_begin(struct session *s, int ncpus)
 	s->ncpus = ncpus;
 	write_info(s);
 	snapshot_processes(s);
+	/* Once the scheduler's programs run: a thread they have not seen
+	 * block is blocked from before. */
+	if (o->off_cpu)
+		waits_adopt(s->skel);
 	/* Everything privileged is done: what parses untrusted input from
 	 * here on (ELF files, perf maps) runs without it, and files only
 	 * privilege may open come through the opener. */
@@ -310,9 +315,13 @@ bool session_step(struct session *s, bool *failed)
 		return true;
 	}
 	uint64_t due = s->next_drain_ns;
+	bool file_ends = due >= s->next_rotation_ns;
+
 	s->next_drain_ns += (uint64_t)(s->opt->interval * 1e9);
-	if (!drain(s, false) || !recorder_flush(s->rec) ||
-	    (due >= s->next_rotation_ns && !rotate(s))) {
+	/* The waits going on are this file's up to now: in the drain. */
+	if (file_ends && s->opt->off_cpu)
+		waits_cut(s->skel);
+	if (!drain(s, false) || !recorder_flush(s->rec) || (file_ends && !rotate(s))) {
 		*failed = true;
 		return false;
 	}
@@ -327,6 +336,8 @@ bool session_step(struct session *s, bool *failed)
 
 void session_finish(struct session *s)
 {
+	if (s->opt->off_cpu)
+		waits_cut(s->skel);
 	drain(s, true);
 	mapped_files_poll(&s->files, SETTLE_MS);
 	build_id_cache_work(s->procs.cache, &s->files, 0);
@@ -339,11 +350,17 @@ static void report_blocks(const struct session *s, const struct recorder_stats *
 {
 	volatile const __u64 *c = s->skel->bss->counters;
 
-	if (verbose)
+	if (verbose) {
 		warnx("%" PRIu64 " blocks, %.3f s off-CPU; not counted: %llu shorter than "
 		      "--min-block, %llu longer than --max-block",
 		      st->blocks, (double)st->weight / 1e9, (unsigned long long)c[PROF_SHORT_BLOCKS],
 		      (unsigned long long)c[PROF_LONG_BLOCKS]);
+		warnx("waits in progress: %llu thread(s) blocked when the capture started, "
+		      "counted from then; %llu wait(s) going on at the end of a file, counted "
+		      "up to it",
+		      (unsigned long long)c[PROF_ADOPTED_WAITS],
+		      (unsigned long long)c[PROF_CUT_WAITS]);
+	}
 	if (st->lost[CAP_LOSS_SWITCH])
 		warnx("lost %" PRIu64 " blocks: no memory to time them", st->lost[CAP_LOSS_SWITCH]);
 	if (st->lost[CAP_LOSS_BLOCK_USTACK])
@@ -363,9 +380,12 @@ static void report_samples(const struct recorder_stats *st, const struct options
 {
 	if (verbose)
 		warnx("%" PRIu64 " samples, %u distinct stacks", st->samples, st->stacks);
-	if (st->taken == 0 && o->on_cpu)
-		warnx("no samples were taken: the targets never ran on a CPU while "
-		      "sampling (time spent blocked or asleep is not sampled)");
+	if (st->taken == 0)
+		warnx("no samples were taken: the targets %s while sampling",
+		      !o->off_cpu ? "never ran on a CPU (time spent blocked or asleep is not "
+				    "sampled: see --off-cpu and --wall)"
+		      : o->on_cpu ? "neither ran on a CPU nor blocked"
+				  : "never blocked");
 	if (st->lost[CAP_LOSS_COUNT_MAP])
 		warnx("lost %" PRIu64 " of %" PRIu64 " samples: count map full "
 		      "(raise --count-storage-size)",

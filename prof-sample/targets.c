@@ -153,9 +153,15 @@ bool targets_gone(const struct targets *t)
 
 void targets_configure(const struct targets *t, struct profile_bpf *skel)
 {
+	struct stat st;
+
 	skel->rodata->filter_pids = t->npids > 0;
 	skel->rodata->filter_tids = t->ntids > 0;
 	skel->rodata->filter_cgroup = t->cgroup != NULL;
+	/* A cgroup v2 directory's inode number is the cgroup's id, which
+	 * the BPF program needs for threads other than the current one. */
+	if (t->cgroup && fstat(t->cgroup_fd, &st) == 0)
+		skel->rodata->target_cgroup_id = st.st_ino;
 }
 
 static bool fill(int fd, const uint32_t *ids, size_t n, const char *what, uint8_t value)

@@ -73,3 +73,28 @@ perf_folded() {
 	perf script -i "$1" -F comm,pid,tid,time,event,ip,sym,dso 2>/dev/null |
 		awk '/^[^\t ]/ && !/^#/ { $0 = $1 " " $2 " " $3 " 1 " $4 } { print }' | prof-fold
 }
+
+# cap_totals FILE: the file's INFO start_ns, then its END duration_ns,
+# samples, lost and taken, read from the records (docs/FORMATS.md, 1).
+cap_totals() {
+	perl -e '
+		open my $f, "<:raw", $ARGV[0] or die "$ARGV[0]: $!";
+		my $b = do { local $/; <$f> };
+		my ($pos, $start, @end) = (16);
+		while ($pos + 8 <= length $b) {
+			my ($type, $len) = unpack "VV", substr($b, $pos, 8);
+			my $p = substr($b, $pos + 8, $len);
+			$start = unpack "Q<", $p if $type == 1;
+			@end = unpack "Q<Q<Q<VQ<", $p if $type == 8;
+			$pos += 8 + $len;
+		}
+		print join(" ", $start, @end[0, 1, 2, 4]), "\n";' "$1"
+}
+
+# make_cgroup: a cgroup v2 of the test's own, in $CG ($CGROOT its mount).
+make_cgroup() {
+	CGROOT=$(awk '$(NF-2) == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+	[ -n "$CGROOT" ] || skip "no cgroup2 mount"
+	CG=$CGROOT/prof-test-$$
+	mkdir "$CG"
+}

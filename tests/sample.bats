@@ -71,7 +71,7 @@ teardown() {
 	run --separate-stderr prof-sample -d 1 -p "$sleeper" -o "$TMP/idle.prof"
 	kill "$sleeper"
 	[ "$status" -eq 0 ]
-	[ "$stderr" = "prof-sample: no samples were taken: the targets never ran on a CPU while sampling (time spent blocked or asleep is not sampled)" ]
+	[ "$stderr" = "prof-sample: no samples were taken: the targets never ran on a CPU while sampling (time spent blocked or asleep is not sampled: see --off-cpu and --wall)" ]
 	run --separate-stderr prof-symbolize -o /dev/null "$TMP/idle.prof"
 	[ "$status" -eq 0 ]
 	[ "$stderr" = "prof-symbolize: $TMP/idle.prof: the capture holds no samples (its targets never ran on a CPU)" ]
