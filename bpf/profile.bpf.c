@@ -814,6 +814,12 @@ static __always_inline __u64 hold_task_ustack(struct task_struct *t, const __u64
 	return keep_stack(&held_stacks, st, false, PROF_LOST_USTACK);
 }
 
+/* Whether t is switched out in one of block_states. */
+static __always_inline bool asleep(struct task_struct *t)
+{
+	return !BPF_CORE_READ(t, on_cpu) && (blocked_in(task_state(t)) & block_states);
+}
+
 /* A target thread blocked when the capture starts: its block starts now,
  * with the stacks it is blocked in.  Its length before is unknown, so
  * --min-block does not apply to it. */
@@ -822,8 +828,9 @@ static __always_inline void adopt(struct task_struct *t, __u64 now)
 	__u64 regs[PROF_NR_UREGS];
 	struct block *b;
 
-	if (BPF_CORE_READ(t, on_rq) || !(blocked_in(task_state(t)) & block_states) ||
-	    !task_is_target(t))
+	/* Not on_rq: since Linux 6.12 a thread may sleep still queued (EEVDF's
+	 * delayed dequeue). */
+	if (!asleep(t) || !task_is_target(t))
 		return;
 	b = bpf_task_storage_get(&blocks, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!b) {
@@ -848,7 +855,7 @@ static __always_inline void adopt(struct task_struct *t, __u64 now)
 	b->adopted = 1;
 	b->start = b->began = now;
 	/* Woken meanwhile: its switch-in came before the start was set. */
-	if (BPF_CORE_READ(t, on_rq)) {
+	if (!asleep(t)) {
 		b->start = 0;
 		return;
 	}

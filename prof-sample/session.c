@@ -381,11 +381,13 @@ static void report_samples(const struct recorder_stats *st, const struct options
 	if (verbose)
 		warnx("%" PRIu64 " samples, %u distinct stacks", st->samples, st->stacks);
 	if (st->taken == 0)
-		warnx("no samples were taken: the targets %s while sampling",
-		      !o->off_cpu ? "never ran on a CPU (time spent blocked or asleep is not "
-				    "sampled: see --off-cpu and --wall)"
+		warnx("no samples were taken: the targets %s while sampling%s",
+		      !o->off_cpu  ? "never ran on a CPU"
 		      : o->on_cpu ? "neither ran on a CPU nor blocked"
-				  : "never blocked");
+				  : "never blocked",
+		      !o->off_cpu ? " (time spent blocked or asleep is not sampled: see --off-cpu "
+				    "and --wall)"
+				  : "");
 	if (st->lost[CAP_LOSS_COUNT_MAP])
 		warnx("lost %" PRIu64 " of %" PRIu64 " samples: count map full "
 		      "(raise --count-storage-size)",
