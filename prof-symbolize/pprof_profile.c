@@ -50,8 +50,8 @@ enum {
 };
 
 /* The labels' keys, in struct pprof_labels' order (pid, tid numeric). */
-static const char *const label_keys[] = { "pid",	  "tid",	  "comm", "cgroup",
-					  "container_id", "systemd_unit", "waker" };
+static const char *const label_keys[] = { "pid",	  "tid",	  "comm",  "cgroup",
+					  "container_id", "systemd_unit", "waker", "state" };
 #define NLABELS (sizeof(label_keys) / sizeof(label_keys[0]))
 
 /* What the profile holds at most: the capture decides how many distinct

@@ -26,7 +26,7 @@
 /* A sample's labels: pid and tid are numbers, the others string indices
  * (0, the empty string: no such label). */
 struct pprof_labels {
-	uint64_t pid, tid, comm, cgroup, container_id, systemd_unit, waker;
+	uint64_t pid, tid, comm, cgroup, container_id, systemd_unit, waker, state;
 };
 
 struct pprof {

@@ -29,7 +29,6 @@ struct pprof_sink {
 	struct pprof prof;
 	enum capture_kind kind;
 	uint64_t period_ns;
-	uint64_t off_cpu; /* the [off-cpu] location's stack, as a slot holds it */
 	uint64_t *locs;	  /* a stack's location ids */
 	size_t locs_cap;
 };
@@ -174,7 +173,7 @@ static void labels_of(struct pprof_sink *k, struct symbolizer *s, const struct c
 	const char *unit;
 	size_t len;
 
-	*l = (struct pprof_labels){ smp->pid, smp->tid, 0, 0, 0, 0, 0 };
+	*l = (struct pprof_labels){ .pid = smp->pid, .tid = smp->tid };
 	if (comm)
 		l->comm = cstring(&k->prof, comm);
 	if (cgroup) {
@@ -204,18 +203,13 @@ static void pprof_add_sample(struct sink *sk, struct symbolizer *s, const struct
 	 * sampling period's. */
 	if (!s->unit.nanoseconds && __builtin_mul_overflow(smp->count, s->unit.period_ns, &v[1]))
 		v[1] = UINT64_MAX;
-	if (smp->kind == CAP_OFF_CPU) {
-		if (!(stacks[0] = slot_stack(k, k->off_cpu))) {
-			uint64_t name = cstring(&k->prof, OFF_CPU_MARKER);
-			uint64_t line[2] = { pprof_function(&k->prof, name, name, 0), 0 };
-			uint64_t loc = pprof_location(&k->prof, 0, 0, line, 1);
-			stacks[0] = pprof_stack(&k->prof, &loc, 1);
-			k->off_cpu = stack_slot(k, stacks[0]);
-		}
-	}
 	stacks[1] = stack_of(k, s, smp->pid, smp->kstack, true);
 	stacks[2] = stack_of(k, s, smp->pid, smp->ustack, false);
 	labels_of(k, s, smp, &l);
+	/* Blocked or running is a label, not a leaf: pprof's flat time
+	 * belongs on the function a thread blocked in. */
+	if (k->kind != ON_CPU)
+		l.state = cstring(&k->prof, smp->kind == CAP_OFF_CPU ? "off-cpu" : "on-cpu");
 	pprof_sample(&k->prof, &l, stacks, v);
 }
 

@@ -95,7 +95,7 @@ top_flat() {
 	grep -q '^ *7  *70707070: ' "$TMP/raw"
 }
 
-@test "pprof: off-CPU nanoseconds agree with prof-fold's, [off-cpu] the leaf" {
+@test "pprof: off-CPU flat time on the functions blocked in, as prof-fold's last frames; blocked is a label" {
 	{
 		ksyms
 		echo "comm 1 1 target"
@@ -105,15 +105,20 @@ top_flat() {
 		echo "off 1/1 1 700 - $(at compute 4),$(at main 16)"
 		echo "off 1/1 2 2000 ffffffff81000010 $(at compute 4),$(at main 16) 2/3 ffffffff81000210 $(at main 16)"
 	} | mkcap offcpu-time
-	prof-symbolize --no-debuginfod "$TMP/cap.prof" | prof-fold | sed 's/;--;.*\( [0-9]*\)$/\1/' |
-		leaf_counts > "$TMP/fold"
+	# prof-fold ends a blocked stack in [off-cpu] (and its wakers after
+	# --): the frame before is where the thread blocked.
+	prof-symbolize --no-debuginfod "$TMP/cap.prof" | prof-fold |
+		sed 's/;--;.*\( [0-9]*\)$/\1/; s/;\[off-cpu\]\( [0-9]*\)$/\1/' | leaf_counts > "$TMP/fold"
 	prof-symbolize --no-debuginfod -f pprof "$TMP/cap.prof" > "$TMP/p.pb.gz"
-	top_flat "$TMP/p.pb.gz" -unit=ns > "$TMP/top"
+	top_flat "$TMP/p.pb.gz" -unit=ns | sed 's/ns$//' > "$TMP/top"
 	cat "$TMP/fold" "$TMP/top"
-	[ "$(cat "$TMP/fold")" = "[off-cpu] 1502700" ]
-	[ "$(sed 's/ns$//' "$TMP/top")" = "[off-cpu] 1502700" ]
+	[ "$(cat "$TMP/fold")" = "$(printf 'compute 700\nschedule 1502000')" ]
+	diff "$TMP/fold" "$TMP/top"
 	pprof -raw "$TMP/p.pb.gz" > "$TMP/raw"
 	grep -q '^blocks/count off-cpu/nanoseconds\[dflt\]$' "$TMP/raw"
+	# No location of its own for being blocked: a label of each sample.
+	run ! grep -qF '[off-cpu]' < <(pprof -top -nodecount=1000 "$TMP/p.pb.gz")
+	[ "$(grep -c 'state:\[off-cpu\]' "$TMP/raw")" -eq 3 ]
 	# The nearest waker is a label.
 	grep -q 'waker:\[writer 2/3\]' "$TMP/raw"
 	# Callers, as prof-fold sees them, in the cumulative column.
@@ -127,11 +132,17 @@ top_flat() {
 		echo "on 1/1 2 - $(at burn_cpu 5),$(at main 16)"
 		echo "off 1/1 1 700 ffffffff81000010 $(at compute 4),$(at main 16)"
 	} | mkcap cpu-clock+offcpu-time MKCAPTURE_PERIOD=1000000
-	prof-symbolize --no-debuginfod "$TMP/cap.prof" | prof-fold | leaf_counts > "$TMP/fold"
+	prof-symbolize --no-debuginfod "$TMP/cap.prof" | prof-fold |
+		sed 's/;\[off-cpu\]\( [0-9]*\)$/\1/' | leaf_counts > "$TMP/fold"
 	prof-symbolize --no-debuginfod -f pprof "$TMP/cap.prof" > "$TMP/p.pb.gz"
 	top_flat "$TMP/p.pb.gz" -unit=ns | sed 's/ns$//' > "$TMP/top"
 	diff "$TMP/fold" "$TMP/top"
-	pprof -raw "$TMP/p.pb.gz" | grep -q '^samples/count wall/nanoseconds\[dflt\]$'
+	pprof -raw "$TMP/p.pb.gz" > "$TMP/raw"
+	grep -q '^samples/count wall/nanoseconds\[dflt\]$' "$TMP/raw"
+	# Running or blocked: each sample's state label, which -tagfocus selects.
+	grep -q 'state:\[on-cpu\]' "$TMP/raw"
+	grep -q 'state:\[off-cpu\]' "$TMP/raw"
+	[ "$(top_flat "$TMP/p.pb.gz" -unit=ns -tagfocus=state=off-cpu)" = "schedule 700ns" ]
 }
 
 @test "pprof: go tool pprof -raw shows the mappings with their build-ids, kernel and comments" {
