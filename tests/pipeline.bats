@@ -115,7 +115,7 @@ check_svg() {
 
 @test "Debian's xz: code without symbols folds as [xz], never as the process name" {
 	require_root
-	head -c 20000000 /dev/urandom > "$TMP/data"
+	head -c 6000000 /dev/urandom > "$TMP/data"
 	prof-sample -F 999 -o "$TMP/cap.prof" -- xz -6 -T1 -c "$TMP/data" > /dev/null
 	prof-symbolize "$TMP/cap.prof" | prof-fold > "$TMP/out.folded"
 	grep -q '^xz;.*\[xz\]' "$TMP/out.folded"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bats
 # prof-sample's figures (issue 3): a CPU split sampled as designed, the same
-# shares as perf record -g, and nothing lost at the default map sizes.  Run
-# on a quiet machine, and against the build users run only: under ASan they
-# measure the sanitizer's slowdown (samples lost to a full ring), while the
-# same code runs under ASan in every other sampling suite.
+# shares as perf record -g and --call-graph dwarf, and nothing lost at the
+# default map sizes.  Run on a quiet machine, and against the build users
+# run only: under ASan they measure the sanitizer's slowdown (samples lost
+# to a full ring), while the same code runs under ASan in every other
+# sampling suite.
 
 load helpers
 bats_require_minimum_version 1.5.0
@@ -92,6 +93,38 @@ loses_nothing() {
 	prof-symbolize "$TMP/cap.prof" > "$TMP/frames.txt"
 	grep -qE '^# capture: taken ([0-9]+), written \1, lost 0$' "$TMP/frames.txt"
 	run ! grep -q '^# lost' "$TMP/frames.txt"
+}
+
+@test "--unwind=dwarf agrees with perf record --call-graph dwarf: top functions within 5 points" {
+	require_root
+	command -v perf >/dev/null || skip "perf is not installed"
+	start_workload nofp 9
+	perf record -q -F 999 --call-graph dwarf -p "$WORKLOAD_PID" -o "$TMP/perf.data" \
+		-- sleep 5 2>/dev/null &
+	perfpid=$!
+	prof-sample -F 999 -d 5 --user-only --unwind=dwarf -p "$WORKLOAD_PID" |
+		prof-symbolize | prof-fold > "$TMP/ours.folded"
+	wait "$perfpid"
+	# perf's period column is nanoseconds: count its samples one each.
+	perf script -i "$TMP/perf.data" -F comm,pid,tid,time,event,ip,sym,dso 2>/dev/null |
+		awk '/^[^\t ]/ && !/^#/ { $0 = $1 " " $2 " " $3 " 1 " $4 } { print }' |
+		prof-fold > "$TMP/perf.folded"
+	[ "$(folded_total "$TMP/ours.folded")" -ge 3000 ]
+	[ "$(folded_total "$TMP/perf.folded")" -ge 3000 ]
+	ours=$(inclusive_shares "$TMP/ours.folded")
+	theirs=$(inclusive_shares "$TMP/perf.folded")
+	echo "ours:"; echo "$ours" | head -12
+	echo "perf:"; echo "$theirs" | head -12
+	n=0
+	while read -r f share; do
+		other=$(awk -v f="$f" '$1 == f { print $2 }' <<<"$ours")
+		echo "$f: perf $share%, ours ${other:-0}%"
+		awk -v a="$share" -v b="${other:-0}" 'BEGIN { d = a - b; exit !(d <= 5 && d >= -5) }'
+		n=$((n + 1))
+	done < <(head -10 <<<"$theirs")
+	[ "$n" -ge 8 ]
+	# The deep ones too: main is in nearly every stack of both.
+	awk -v s="$(awk '$1 == "main" { print $2 }' <<<"$ours")" 'BEGIN { exit !(s >= 95) }'
 }
 
 @test "--unwind=fp's default map sizes lose nothing on a busy process at 999 Hz" {
