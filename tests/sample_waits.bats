@@ -154,3 +154,26 @@ fold() {
 	run --separate-stderr prof-sample -q --off-cpu -p "${PIDS[0]}" -d 0.5 -o "$TMP/off"
 	[ "$stderr" = "prof-sample: no samples were taken: the targets never blocked while sampling" ]
 }
+
+@test "--wakeups: a sleep woken by its timer names the interrupt as its waker, never the user frames of what it interrupted" {
+	require_root
+	# Both CPUs busy in user code, where the timer interrupts land.
+	/usr/bin/sha256sum /dev/zero &
+	PIDS+=($!)
+	/usr/bin/sha256sum /dev/zero &
+	PIDS+=($!)
+	prof-sample -q --off-cpu --wakeups -o "$TMP/cap" -- \
+		sh -c 'for i in $(seq 30); do /usr/bin/sleep 0.05; done'
+	prof-symbolize "$TMP/cap" > "$TMP/frames"
+	# The sleeps' blocks, each with its waker line and the frames after it.
+	awk '/^sleep / { on = 1; next } /^[^\t]/ { on = 0 } on' "$TMP/frames" > "$TMP/sleeps"
+	n=$(grep -c $'^\t-- woken by ' "$TMP/sleeps")
+	irq=$(grep -c $'^\t-- woken by \\[interrupt\\] 0/0$' "$TMP/sleeps")
+	echo "sleep blocks with a waker: $n, woken by an interrupt: $irq"
+	[ "$n" -ge 10 ]
+	[ "$irq" -eq "$n" ]
+	grep -q 'hrtimer_wakeup' "$TMP/sleeps"
+	# No user frame (a tab, then spaces) after a waker line.
+	run ! awk '/^\t-- woken by / { w = 1; next } /^$/ { w = 0 } w && /^\t / { bad = 1 }
+		END { exit !bad }' "$TMP/sleeps"
+}
