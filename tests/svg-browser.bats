@@ -5,10 +5,26 @@
 FIX="$BATS_TEST_DIRNAME/fixtures/svg"
 CHECK="$BATS_TEST_DIRNAME/browser/check.js"
 
+# One browser for the file, each check in a context of its own.
+setup_file() {
+	[ -x "${CHROMIUM:-/usr/bin/chromium}" ] &&
+		[ -d "$BATS_TEST_DIRNAME/browser/node_modules/playwright-core" ] || return 0
+	coproc BROWSER { exec node "$BATS_TEST_DIRNAME/browser/server.js"; }
+	echo "$BROWSER_PID" > "$BATS_FILE_TMPDIR/browser.pid"
+	read -r -t 60 PROF_BROWSER_WS <&"${BROWSER[0]}"
+	export PROF_BROWSER_WS
+}
+
+teardown_file() {
+	[ -e "$BATS_FILE_TMPDIR/browser.pid" ] || return 0
+	kill "$(cat "$BATS_FILE_TMPDIR/browser.pid")" 2>/dev/null || true
+}
+
 setup() {
 	[ -x "${CHROMIUM:-/usr/bin/chromium}" ] || skip "chromium is not installed (apt-get install chromium)"
 	[ -d "$BATS_TEST_DIRNAME/browser/node_modules/playwright-core" ] ||
 		skip "playwright-core is not installed (npm ci --prefix tests/browser)"
+	[[ ${PROF_BROWSER_WS:-} == ws://* ]]
 	TMP="$BATS_TEST_TMPDIR"
 }
 

@@ -8,6 +8,7 @@ const fs = require('fs');
 const { execFileSync } = require('child_process');
 const os = require('os');
 const { chromium } = require('playwright-core');
+const { ARGS } = require('./launch');
 
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 
@@ -25,14 +26,25 @@ function near(a, b, tol) {
 	return Math.abs(a - b) <= tol;
 }
 
-async function open(file, query) {
+// A context of its own, in the bats file's browser (tests/browser/server.js)
+// when PROF_BROWSER_WS names one, else in a browser of its own.
+async function newContext() {
+	if (process.env.PROF_BROWSER_WS) {
+		const browser = await chromium.connect(process.env.PROF_BROWSER_WS);
+		const context = await browser.newContext();
+		return { context, done: () => browser.close(), userDataDir: null };
+	}
 	const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prof-svg-chromium-'));
 	const context = await chromium.launchPersistentContext(userDataDir, {
 		executablePath: CHROMIUM,
 		headless: true,
-		args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-			'--disable-background-networking', '--disable-component-update', '--disable-sync'],
+		args: ARGS,
 	});
+	return { context, done: async () => {}, userDataDir };
+}
+
+async function open(file, query) {
+	const { context, done, userDataDir } = await newContext();
 	const page = context.pages()[0] || await context.newPage();
 	const url = 'file://' + path.resolve(file) + (query || '');
 	const requests = [], dialogs = [], errors = [];
@@ -49,6 +61,9 @@ async function open(file, query) {
 		// The timer is unref'd: a pending one would hold node up for its
 		// whole 5 s after a close that went well.
 		await Promise.race([context.close(), new Promise((r) => setTimeout(r, 5000).unref())]);
+		await Promise.race([done(), new Promise((r) => setTimeout(r, 5000).unref())]);
+		if (!userDataDir)
+			return;
 		try { execFileSync('pkill', ['-KILL', '-f', userDataDir]); } catch (e) { /* none left */ }
 		fs.rmSync(userDataDir, { recursive: true, force: true });
 	};
