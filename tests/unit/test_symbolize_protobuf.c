@@ -112,7 +112,7 @@ static void append(void *ctx, const uint8_t *data, size_t len)
 TEST(profile_stores_each_thing_once_and_sums_samples)
 {
 	struct pprof p;
-	struct pprof_labels l = { 1, 1, 0, 0, 0, 0, 0 };
+	struct pprof_labels l = { .pid = 1, .tid = 1 };
 
 	pprof_init(&p, NULL, NULL);
 	CHECK_INT(pprof_string(&p, "", 0), 0);
@@ -168,7 +168,7 @@ TEST(a_small_profile_byte_for_byte)
 {
 	struct pprof p;
 	struct pb b = { 0 };
-	struct pprof_labels l = { 7, 8, 0, 0, 0, 0, 0 };
+	struct pprof_labels l = { .pid = 7, .tid = 8 };
 	uint64_t v[2] = { 2, 5 };
 
 	pprof_init(&p, append, &b); /* strings 0 "", 1..7 the label keys */
@@ -201,7 +201,7 @@ TEST(a_sample_holds_its_stacks_locations_one_after_another)
 {
 	struct pprof p;
 	struct pb b = { 0 };
-	struct pprof_labels l = { 7, 8, 0, 0, 0, 0, 0 };
+	struct pprof_labels l = { .pid = 7, .tid = 8 };
 	uint64_t v[2] = { 2, 5 };
 
 	pprof_init(&p, append, &b);
@@ -307,7 +307,7 @@ TEST(a_full_profile_writes_out_and_goes_on)
 {
 	struct pprof p;
 	struct pb b = { 0 };
-	struct pprof_labels l = { 7, 8, 0, 0, 0, 0, 0 };
+	struct pprof_labels l = { .pid = 7, .tid = 8 };
 	uint64_t v[2] = { 1, 1 }, locs[3], epoch;
 
 	pprof_init(&p, append, &b);
