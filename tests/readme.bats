@@ -43,9 +43,9 @@ teardown() {
 			[ -f $f.folded ] || cp sys.folded $f.folded
 		done
 		echo "\$ $line"
-		# Long or open-ended captures end with SIGINT after 2 s, as a
+		# Long or open-ended captures end with SIGINT after 3 s, as a
 		# user's Ctrl-C would: a clean stop with status 0.
-		run timeout --preserve-status -s INT -k 10 2 bash -c "$line"
+		run timeout --preserve-status -s INT -k 10 3 bash -c "$line"
 		echo "$output" | head -5
 		[ "$status" -eq 0 ]
 		n=$((n + 1))
