@@ -78,6 +78,10 @@ bool session_open(struct session *s, struct profile_bpf *skel, const struct sour
 		warnx("no cgroup v2 mount: the profile will have no container or unit labels");
 	s->procs.cgroups = &s->cgroups;
 	s->start_ns = s->file_start_ns = monotonic_ns();
+	/* The scheduler's programs run: a thread they have not seen block
+	 * is blocked from before, and its wait counts from the start. */
+	if (o->off_cpu)
+		waits_adopt(skel);
 	s->have_sideband = sideband_open(&s->sb, &s->procs) == 0;
 	if (!s->have_sideband)
 		warnx("processes that exit before a drain will lose their user frames");
@@ -179,10 +183,6 @@ bool session_begin(struct session *s, int ncpus)
 	s->ncpus = ncpus;
 	write_info(s);
 	snapshot_processes(s);
-	/* Once the scheduler's programs run: a thread they have not seen
-	 * block is blocked from before. */
-	if (o->off_cpu)
-		waits_adopt(s->skel);
 	/* Everything privileged is done: what parses untrusted input from
 	 * here on (ELF files, perf maps) runs without it, and files only
 	 * privilege may open come through the opener. */
