@@ -171,9 +171,9 @@ TEST(a_small_profile_byte_for_byte)
 	struct pprof_labels l = { .pid = 7, .tid = 8 };
 	uint64_t v[2] = { 2, 5 };
 
-	pprof_init(&p, append, &b); /* strings 0 "", 1..7 the label keys */
+	pprof_init(&p, append, &b); /* strings 0 "", 1..8 the label keys */
 	uint64_t s = pprof_string(&p, "s", 1), c = pprof_string(&p, "c", 1);
-	CHECK_INT(s, 8);
+	CHECK_INT(s, 9);
 	p.sample_type[0][0] = p.sample_type[0][1] = s;
 	p.sample_type[1][0] = p.sample_type[1][1] = c;
 	p.period_type[0] = p.period_type[1] = c;
@@ -187,12 +187,12 @@ TEST(a_small_profile_byte_for_byte)
 	pprof_end(&p);
 	CHECK_STR(hex(&b), "2204080118" "10"
 			       "1213" "0a0101" "12020205" "1a0408011807" "1a0408021808"
-			       "0a0408081008" "0a0408091009"
+			       "0a0408091009" "0a04080a100a"
 			       "3200" "3203706964" "3203746964" "3204636f6d6d"
 			       "3206636772" "6f7570" "320c636f6e7461696e65725f6964"
 			       "320c73797374656d645f756e6974" "32057761" "6b6572"
-			       "320173" "320163"
-			       "5a0408091009" "7009");
+			       "32057374" "617465" "320173" "320163"
+			       "5a04080a100a" "700a");
 	pb_free(&b);
 	pprof_free(&p);
 }
