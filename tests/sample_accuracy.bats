@@ -127,6 +127,56 @@ loses_nothing() {
 	awk -v s="$(awk '$1 == "main" { print $2 }' <<<"$ours")" 'BEGIN { exit !(s >= 95) }'
 }
 
+@test "short-lived processes: 100 x 30 ms each symbolize to their own function after exit" {
+	require_root
+	prof-sample -F 999 -o "$TMP/cap.prof" -- sh -c \
+		"for i in \$(seq 0 99); do '$PROF_WORKLOADS/shortlived' \$i 30; done"
+	prof-symbolize "$TMP/cap.prof" > "$TMP/frames.txt"
+	# For every sample of a shortlived process: does its stack hold burn_N?
+	read -r good all < <(awk '
+		/^shortlived / { inproc = 1; w = $4; all += w; hit = 0; next }
+		/^[^#\t]/ { inproc = 0; next }
+		inproc && / burn_[0-9]+\+0x/ && !hit { good += w; hit = 1 }
+		END { print good + 0, all + 0 }' "$TMP/frames.txt")
+	echo "$good of $all samples in burn_N"
+	[ "$all" -ge 1500 ]
+	# The rest is each process's exec and start-up (execve in the kernel,
+	# static initialisation), about 2 ms of its 32 on this machine kind.
+	[ $(( good * 100 )) -ge $(( all * 90 )) ]
+	# No sample lost its mappings: no user address outside every module
+	# (address 0 ends a frame-pointer walk; it is no address).
+	[ -z "$(awk '/^shortlived / { p = 1; next } /^[^#\t]/ { p = 0 }
+	       p && /^\t/ && $1 !~ /^ffff/ && $1 != "0" && / \(\[unknown\]\)$/' "$TMP/frames.txt")" ]
+	# And the functions are many different ones, one per process.
+	[ "$(grep -oE ' burn_[0-9]+\+' "$TMP/frames.txt" | sort -u | wc -l)" -ge 95 ]
+}
+
+@test "a program run hundreds of times a second, each run gone before its events are read: found by its path, once, for every run" {
+	# Runs of 1 ms: the opener is too late for most; the file reader
+	# opens the file by its path for the first, and the others find it
+	# there.  A user's file: a system file would be found by build-id.
+	chmod 0755 "$TMP"
+	mkdir -m 0755 "$TMP/pub"
+	cp "$PROF_WORKLOADS/shortlived" "$TMP/pub/quick"
+	chown 4242 "$TMP/pub/quick"
+	run prof-sample -v -F 999 -o "$TMP/cap.prof" -- sh -c \
+		"for i in \$(seq 0 99); do for j in 1 2 3; do '$TMP/pub/quick' \$i 1; done; done"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ ([0-9]+)\ by\ path ]]
+	[ "${BASH_REMATCH[1]}" -ge 1 ]
+	prof-symbolize "$TMP/cap.prof" | prof-fold > "$TMP/folded"
+	grep '^quick;' "$TMP/folded" > "$TMP/quick"
+	all=$(folded_total "$TMP/quick")
+	unnamed=$(folded_total "$TMP/quick" '\[(unknown|quick)\]')
+	burn=$(folded_total "$TMP/quick" ';main;burn_[0-9]+ ')
+	echo "quick: $all samples, $unnamed with a frame unnamed, $burn in main;burn_N"
+	[ "$all" -ge 100 ]
+	[ "$unnamed" -le $((all / 20)) ]
+	# A run of 1 ms is half start-up (the dynamic loader's work, exec).
+	[ "$burn" -ge $((all / 4)) ]
+}
+
 @test "--unwind=fp's default map sizes lose nothing on a busy process at 999 Hz" {
 	require_root
 	loses_nothing -F 999 --unwind=fp

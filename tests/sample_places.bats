@@ -401,28 +401,3 @@ unmounts_while_sampling() {
 	     END { exit !(s && !bad) }' "$TMP/runs"
 }
 
-@test "a program run hundreds of times a second, each run gone before its events are read: found by its path, once, for every run" {
-	# Runs of 1 ms: the opener is too late for most; the file reader
-	# opens the file by its path for the first, and the others find it
-	# there.  A user's file: a system file would be found by build-id.
-	chmod 0755 "$TMP"
-	mkdir -m 0755 "$TMP/pub"
-	cp "$PROF_WORKLOADS/shortlived" "$TMP/pub/quick"
-	chown 4242 "$TMP/pub/quick"
-	run prof-sample -v -F 999 -o "$TMP/cap.prof" -- sh -c \
-		"for i in \$(seq 0 99); do for j in 1 2 3; do '$TMP/pub/quick' \$i 1; done; done"
-	echo "$output"
-	[ "$status" -eq 0 ]
-	[[ "$output" =~ ([0-9]+)\ by\ path ]]
-	[ "${BASH_REMATCH[1]}" -ge 1 ]
-	prof-symbolize "$TMP/cap.prof" | prof-fold > "$TMP/folded"
-	grep '^quick;' "$TMP/folded" > "$TMP/quick"
-	all=$(folded_total "$TMP/quick")
-	unnamed=$(folded_total "$TMP/quick" '\[(unknown|quick)\]')
-	burn=$(folded_total "$TMP/quick" ';main;burn_[0-9]+ ')
-	echo "quick: $all samples, $unnamed with a frame unnamed, $burn in main;burn_N"
-	[ "$all" -ge 100 ]
-	[ "$unnamed" -le $((all / 20)) ]
-	# A run of 1 ms is half start-up (the dynamic loader's work, exec).
-	[ "$burn" -ge $((all / 4)) ]
-}
