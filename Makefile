@@ -144,7 +144,7 @@ workloads: $(WORKLOAD_BINS)
 # summary line for all.  The suites that sample nothing run at nice 19
 # beside the second build's sampling suites, with the fuzzing, and the ASan
 # build is made beside the first build's (tests/run).
-# About 21 minutes on two cores, builds included; each build uses every CPU.
+# About 23 minutes on two cores, builds included; each build uses every CPU.
 JOBS       := -j$(shell nproc)
 ASAN_BUILD := build-asan
 ASAN_MAKE  := BUILD=$(ASAN_BUILD) CC=gcc \
