@@ -378,8 +378,11 @@ unmounts_while_sampling() {
 	prof-sample -F 999 --cgroup "$CG" -d 30 -o "$TMP/cap.prof" &
 	SAMPLER=$!
 	sampling
+	# Each run's pid noted as it starts: pids wrap at pid_max, so their
+	# order is not the runs' (a CI run's last run had pid 314).
 	for _ in $(seq 10); do
-		sh -c 'echo $$ > "$1/cgroup.procs" && exec "$2"' sh "$CG" "$dir/brief"
+		sh -c 'echo $$ >> "$3" && echo $$ > "$1/cgroup.procs" && exec "$2"' \
+			sh "$CG" "$dir/brief" "$TMP/order"
 		sleep 0.3
 	done
 	kill -INT "$SAMPLER"
@@ -394,10 +397,12 @@ unmounts_while_sampling() {
 	grep -qE '^brief;.*;main;work [0-9]+$' "$TMP/cached"
 	# Each run, in the order the runs were: how many of its samples in
 	# work() came with their callers.
-	awk -F';' '$1 ~ /^brief-/ && / [0-9]+$/ && $NF ~ /^work / {
+	awk -F';' 'FNR == NR { order[++runs] = $1; next }
+	$1 ~ /^brief-/ && / [0-9]+$/ && $NF ~ /^work / {
 		pid = substr($1, 7); n = $NF; sub(/.* /, "", n)
 		all[pid] += n; if ($0 ~ /;main;work [0-9]+$/) whole[pid] += n
-	} END { for (p in all) print p, whole[p] + 0, all[p] }' "$TMP/folded" | sort -n > "$TMP/runs"
+	} END { for (i = 1; i <= runs; i++) if (order[i] in all)
+		print order[i], whole[order[i]] + 0, all[order[i]] }' "$TMP/order" "$TMP/folded" > "$TMP/runs"
 	cat "$TMP/runs"
 	# A run may be gone before prof-sample could open its file (only the
 	# process could reach it): the first runs may go without callers.
