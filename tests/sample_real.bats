@@ -74,7 +74,11 @@ unknown_share() {
 # copying as much stack at the same moments, reaches the start less often,
 # ours must be within 2 points of it: in full suite runs, sort -V was seen
 # to have half of its stack copies cut short, perf's and ours alike, where
-# alone it has none; the cause is not found.
+# alone it has none (it needs 8 to 16 KB of the 32 copied, measured with
+# perf's copy at each size); the cause is not found.  Then a caller's
+# share may be above perf's by the points of stacks ours completed and
+# perf's did not (a CI run: perf reached the start in 44.2%, ours in 48.9%,
+# and __libc_start_call_main was ours by as much), never below.
 complete_and_agreeing() {
 	local ours perf reach unknown n=0 f share other theirs
 	echo "samples: ours $(folded_total "$TMP/ours"), perf $(folded_total "$TMP/perf")"
@@ -90,7 +94,8 @@ complete_and_agreeing() {
 	while read -r f share; do
 		other=$(awk -v f="$f" '$1 == f { print $2 }' <<<"$ours")
 		printf '%-40s perf %6.2f%%  ours %6.2f%%\n' "$f" "$share" "${other:-0}"
-		awk -v a="$share" -v b="${other:-0}" 'BEGIN { d = a - b; exit !(d <= 3 && d >= -3) }'
+		awk -v a="$share" -v b="${other:-0}" -v r="$reach" -v p="$theirs" \
+			'BEGIN { d = a - b; more = r > p ? r - p : 0; exit !(d <= 3 && d >= -3 - more) }'
 		n=$((n + 1))
 	done < <(grep -v '^unknown ' <<<"$perf" | head -10)
 	[ "$n" -eq 10 ]
