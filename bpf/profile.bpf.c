@@ -55,13 +55,17 @@ const volatile bool include_idle = false;
 const volatile bool kernel_stacks = true;
 const volatile bool user_stacks = true;
 const volatile __u32 stack_copy_size = PROF_DEFAULT_STACK_COPY;
+/* --unwind=dwarf: samples go to prof-sample raw, stack bytes and all. */
+const volatile bool unwind_dwarf = false;
 /* Off-CPU: which blocks count, and how many wakers to name. */
-const volatile bool offcpu_dwarf = false;
 const volatile __u64 min_block_ns = 1000;
 const volatile __u64 max_block_ns = 0;
 const volatile __u32 block_states = 3; /* bit 0 S, bit 1 D */
 const volatile __u32 wakeup_depth = 0;
 const volatile __u32 nr_cpus = 1;
+/* Targeted on-CPU captures: each tick charged to the task that ran when
+ * it fell due, not to the one it was delivered in. */
+const volatile bool ticks_when_due = false;
 
 /* Scratch slots: a perf-event program runs in NMI and may interrupt a
  * tracepoint program on its CPU, so each has its own. */
@@ -73,6 +77,9 @@ const volatile __u32 nr_cpus = 1;
 
 /* Written by prof-sample (mmaped .bss): which map set is being filled. */
 __u32 active = 0;
+/* Written by prof-sample: cleared before the clock's events are closed,
+ * after which clock_event's pointers are not to be followed. */
+__u32 clock_running = 0;
 /* Totals since the start; prof-sample reads deltas. */
 __u64 counters[PROF_NR_COUNTERS] = {};
 
@@ -96,6 +103,23 @@ struct {
 	__type(key, __u32);
 	__type(value, __u32);
 } cgroups SEC(".maps");
+
+/* When each CPU's current task was switched in (CLOCK_MONOTONIC ns). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} switched_at SEC(".maps");
+
+/* Each CPU's clock: its struct perf_event, noted by the clock's program
+ * for the scheduler's, which has no other way to it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} clock_event SEC(".maps");
 
 /* Scratch space for one stack: too big for the 512-byte BPF stack. */
 struct {
@@ -467,19 +491,13 @@ static __always_inline bool is_target(__u32 pid, __u32 tid)
 	return true;
 }
 
-/* Whether the sample is one of the targets'; if so, counts it and fills
- * in key's thread and name. */
-static __always_inline bool wanted(struct sample_key *key)
+static __always_inline void note_switch(__u64 now)
 {
-	__u64 id = bpf_get_current_pid_tgid();
+	__u32 zero = 0;
+	__u64 *at = bpf_map_lookup_elem(&switched_at, &zero);
 
-	key->pid = id >> 32;
-	key->tid = (__u32)id;
-	if (!is_target(key->pid, key->tid))
-		return false;
-	count(PROF_SEEN);
-	bpf_get_current_comm(key->comm, sizeof(key->comm));
-	return true;
+	if (at)
+		*at = now;
 }
 
 /* A zeroed key from the per-CPU scratch. */
@@ -492,12 +510,120 @@ static __always_inline struct sample_key *new_key(__u32 slot)
 	return key;
 }
 
+/* 6.2's; absent before, and then ticks go to whoever they land in. */
+extern void *bpf_cast_to_kern_ctx(void *obj) __ksym __weak;
+
+/*
+ * Targeted captures sample with a clock per CPU, and a tick is delivered
+ * some time after it falls due (32 to 65 us on a PVM guest, measured): a
+ * tick due in a task's last moments before a switch lands in the next
+ * task, in finish_task_switch, where interrupts come back on.  Charged
+ * there, the target would be billed for another task's time at a place
+ * it never was, and its own last moments would go to the other task.  So
+ * the scheduler's program charges a tick that fell due during the
+ * outgoing task's run to it, with its stacks at the switch
+ * (charge_pending_tick), and the clock's program leaves out a tick due
+ * before the current task came in (tick_due_before_switch).
+ */
+static __always_inline bool tick_due_before_switch(struct bpf_perf_event_data *ctx)
+{
+	struct bpf_perf_event_data_kern *kctx;
+	struct perf_event *event;
+	__u32 zero = 0;
+	__u64 *at, *ev, due;
+
+	if (!ticks_when_due || !bpf_ksym_exists(bpf_cast_to_kern_ctx))
+		return false;
+	kctx = bpf_cast_to_kern_ctx(ctx);
+	event = BPF_CORE_READ(kctx, event);
+	ev = bpf_map_lookup_elem(&clock_event, &zero);
+	if (ev)
+		*ev = (__u64)event;
+	at = bpf_map_lookup_elem(&switched_at, &zero);
+	if (!at || !*at)
+		return false;
+	/* Forwarded only after the program returns: still the due time. */
+	due = BPF_CORE_READ(event, hw.hrtimer.node.expires);
+	return due && due < *at;
+}
+
+#define HRTIMER_STATE_ENQUEUED 0x01
+
+/* In the outgoing task's context, interrupts off, before now becomes the
+ * switch time: the CPU's tick that fell due since that task came in and is
+ * still to be delivered is the task's, taken here. */
+static __always_inline void charge_pending_tick(void *ctx, __u64 now)
+{
+	struct perf_event *event;
+	struct sample_key *key;
+	__u64 *at, *ev, id, due;
+	__u32 zero = 0;
+
+	if (!ticks_when_due || !*(volatile __u32 *)&clock_running)
+		return;
+	ev = bpf_map_lookup_elem(&clock_event, &zero);
+	at = bpf_map_lookup_elem(&switched_at, &zero);
+	if (!ev || !*ev || !at)
+		return;
+	event = (struct perf_event *)*ev;
+	/* Not enqueued: the clock is throttled or stopped, nothing pending. */
+	if (!(BPF_CORE_READ(event, hw.hrtimer.state) & HRTIMER_STATE_ENQUEUED))
+		return;
+	due = BPF_CORE_READ(event, hw.hrtimer.node.expires);
+	if (!due || due > now || due < *at)
+		return;
+	id = bpf_get_current_pid_tgid();
+	if (!is_target(id >> 32, (__u32)id))
+		return;
+	key = new_key(SLOT_TP);
+	if (!key)
+		return;
+	key->pid = id >> 32;
+	key->tid = (__u32)id;
+	bpf_get_current_comm(key->comm, sizeof(key->comm));
+	count(PROF_SEEN);
+	count(PROF_LATE_TICKS);
+	/* Held, as the stacks of blocks taken here are: prof-sample leaves out
+	 * the tracepoint's dispatch to this program at their top. */
+	if (kernel_stacks)
+		key->kstack = store_stack(ctx, &held_stacks, true, PROF_LOST_KSTACK, SLOT_TP);
+	/* In the kernel, switching: the user registers are those saved on
+	 * entry. */
+	if (unwind_dwarf) {
+		send_raw(ctx, NULL, key, 0, true);
+		return;
+	}
+	if (user_stacks)
+		key->ustack = store_stack(ctx, active ? (void *)&stacks1 : (void *)&stacks0, false,
+					  PROF_LOST_USTACK, SLOT_TP);
+	count_key(active ? (void *)&counts1 : (void *)&counts0, key, 0);
+}
+
+/* Whether the sample is one of the targets' and their own time; if so,
+ * counts it and fills in key's thread and name. */
+static __always_inline bool wanted(struct bpf_perf_event_data *ctx, struct sample_key *key)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	key->pid = id >> 32;
+	key->tid = (__u32)id;
+	if (!is_target(key->pid, key->tid))
+		return false;
+	if (tick_due_before_switch(ctx)) {
+		count(PROF_EARLY_TICKS);
+		return false;
+	}
+	count(PROF_SEEN);
+	bpf_get_current_comm(key->comm, sizeof(key->comm));
+	return true;
+}
+
 SEC("perf_event")
 int sample_fp(struct bpf_perf_event_data *ctx)
 {
 	struct sample_key *key = new_key(SLOT_NMI);
 
-	if (!key || !wanted(key))
+	if (!key || !wanted(ctx, key))
 		return 0;
 	if (active)
 		return record(ctx, &stacks1, &counts1, key);
@@ -509,7 +635,7 @@ int sample_dwarf(struct bpf_perf_event_data *ctx)
 {
 	struct sample_key *key = new_key(SLOT_NMI);
 
-	if (!key || !wanted(key))
+	if (!key || !wanted(ctx, key))
 		return 0;
 	return send_raw(ctx, ctx, key, 0, true);
 }
@@ -596,7 +722,7 @@ static __always_inline void end_block(struct task_struct *next, __u64 now)
 		count(PROF_LONG_BLOCKS);
 		return;
 	}
-	key = offcpu_dwarf ? &b->key : new_key(SLOT_TP);
+	key = unwind_dwarf ? &b->key : new_key(SLOT_TP);
 	if (!key)
 		return;
 	__builtin_memset(key, 0, sizeof(*key));
@@ -610,7 +736,7 @@ static __always_inline void end_block(struct task_struct *next, __u64 now)
 		add_wakers(next, key, b->start);
 	b->start = 0;
 	count(PROF_SEEN);
-	if (offcpu_dwarf) {
+	if (unwind_dwarf) {
 		b->weight = weight;
 		b->pending = 1;
 		return;
@@ -632,7 +758,7 @@ static __always_inline void start_block(void *ctx, struct task_struct *prev, __u
 	b->kstack = kernel_stacks ? store_stack(ctx, &held_stacks, true, PROF_LOST_KSTACK, SLOT_TP)
 				  : 0;
 	b->ustack = 0;
-	if (user_stacks && !offcpu_dwarf) {
+	if (user_stacks && !unwind_dwarf) {
 		b->ustack = store_stack(ctx, &held_stacks, false, PROF_LOST_USTACK, SLOT_TP);
 	} else if (user_stacks) {
 		struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(prev);
@@ -641,6 +767,20 @@ static __always_inline void start_block(void *ctx, struct task_struct *prev, __u
 	}
 	b->start = b->began = now;
 	b->adopted = 0;
+}
+
+/* Targeted on-CPU captures (ticks_when_due): the tick due before the
+ * switch to its task, and when the next task came in.  A program of its
+ * own, beside offcpu_switch in --wall: together they were too large for
+ * the verifier. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(oncpu_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u64 now = bpf_ktime_get_ns();
+
+	charge_pending_tick(ctx, now);
+	note_switch(now);
+	return 0;
 }
 
 /* Runs in prev's context, before the switch.  A thread switched out while
@@ -894,7 +1034,7 @@ static __always_inline void adopt(struct task_struct *t, __u64 now)
 	if (user_stacks && task_user_regs(t, regs)) {
 		/* With dwarf, the bytes are copied as for any block: from
 		 * the thread, once it is back from its system call. */
-		if (offcpu_dwarf) {
+		if (unwind_dwarf) {
 			b->sp = regs[PROF_UREG_SP];
 			b->ip = regs[PROF_UREG_IP];
 		} else {
@@ -938,7 +1078,7 @@ static __always_inline void cut(struct task_struct *t, __u64 now)
 	key->ustack = b->ustack;
 	count(PROF_SEEN);
 	count(PROF_CUT_WAITS);
-	if (!offcpu_dwarf) {
+	if (!unwind_dwarf) {
 		count_key(active ? (void *)&counts1 : (void *)&counts0, key, weight);
 		return;
 	}

@@ -88,6 +88,8 @@ enum prof_counter {
 	PROF_LOST_BLOCK_USTACK, /* dwarf: a block's user stack gone before it was copied */
 	PROF_ADOPTED_WAITS, /* threads found blocked when the capture started */
 	PROF_CUT_WAITS,	    /* pieces of waits in progress at an end of a file */
+	PROF_EARLY_TICKS,   /* ticks left out of a target: due before it was switched in */
+	PROF_LATE_TICKS,    /* ticks due while a target ran, charged at its switch-out */
 	PROF_NR_COUNTERS,
 };
 

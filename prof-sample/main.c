@@ -59,13 +59,31 @@ static void configure_off_cpu(struct profile_bpf *skel, const struct options *o)
 	bpf_program__set_autoload(skel->progs.offcpu_syscall_exit, o->off_cpu && o->dwarf);
 	bpf_program__set_autoload(skel->progs.offcpu_waking, o->off_cpu && o->wakeup_depth);
 	bpf_program__set_autoload(skel->progs.waits_in_progress, o->off_cpu);
-	skel->rodata->offcpu_dwarf = o->dwarf;
+	skel->rodata->unwind_dwarf = o->dwarf;
 	skel->rodata->min_block_ns = o->min_block_ns;
 	skel->rodata->max_block_ns = o->max_block_ns;
 	skel->rodata->block_states = o->states;
 	skel->rodata->wakeup_depth = o->wakeup_depth;
 	if (!o->off_cpu)
-		bpf_map__set_max_entries(skel->maps.held_stacks, o->off_cpu ? 16384 : 1);
+		bpf_map__set_max_entries(skel->maps.held_stacks, 1);
+}
+
+/* A targeted capture samples with one clock per CPU (a clock per target
+ * thread would cost an event per thread and per CPU).  Its ticks are
+ * delivered late, after a switch as often as not: the BPF programs charge
+ * each to the task that ran when it fell due, so that a target is charged
+ * for its own time only, as perf record -p's per-task clock means to.
+ * System-wide, every tick is someone's, and costs no program per switch. */
+static void configure_ticks(struct profile_bpf *skel, const struct options *o)
+{
+	bool targeted = skel->rodata->filter_pids || skel->rodata->filter_tids ||
+			skel->rodata->filter_cgroup;
+
+	skel->rodata->ticks_when_due = o->on_cpu && targeted;
+	bpf_program__set_autoload(skel->progs.oncpu_switch, skel->rodata->ticks_when_due);
+	/* Tens of such ticks a second, read at the next drain. */
+	if (skel->rodata->ticks_when_due && !o->off_cpu)
+		bpf_map__set_max_entries(skel->maps.held_stacks, 1024);
 }
 
 /* What the options ask of the BPF program, before it is loaded. */
@@ -84,7 +102,18 @@ static void configure(struct profile_bpf *skel, const struct options *o,
 	bpf_program__set_autoload(skel->progs.command_exec, follow);
 	bpf_program__set_autoload(skel->progs.forget_exit, skel->rodata->filter_pids);
 	configure_off_cpu(skel, o);
+	configure_ticks(skel, o);
 	src->configure(skel, o);
+}
+
+/* The scheduler's program follows pointers to the clock's events: told
+ * first that they are going (they are freed after a grace period, which
+ * any run of it that saw them still running ends within). */
+static void stop_clock(struct profile_bpf *skel, struct perf_events *events)
+{
+	if (skel && skel->bss)
+		skel->bss->clock_running = 0;
+	perf_events_detach(events);
 }
 
 static bool finished(const struct options *o, struct command *cmd)
@@ -166,13 +195,14 @@ int main(int argc, char **argv)
 	if (err || !session_begin(&session, src->program(skel) ? events.nattached
 								: libbpf_num_possible_cpus()))
 		goto cleanup;
+	skel->bss->clock_running = events.nattached > 0;
 	if (opt.command)
 		command_start(&cmd);
 
 	while (!finished(&opt, &cmd) && session_step(&session, &failed))
 		;
 	/* Stop sampling first so the last drain sees every sample taken. */
-	perf_events_detach(&events);
+	stop_clock(skel, &events);
 	/* A capture that cannot be written is an error, as in every program;
 	 * samples that cannot be read cut it short. */
 	status = !failed			    ? EXIT_OK
@@ -193,7 +223,7 @@ int main(int argc, char **argv)
 		status = EXIT_PARTIAL;
 
 cleanup:
-	perf_events_detach(&events);
+	stop_clock(skel, &events);
 	if (opened) {
 		out = session.out;
 		session_close(&session);

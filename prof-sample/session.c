@@ -464,6 +464,12 @@ void session_report(struct session *s)
 		progress(s, true);
 	recorder_run_stats(s->rec, &run);
 	report_samples(&run, s->opt, verbose);
+	if (verbose && s->skel->rodata->ticks_when_due)
+		warnx("clock ticks delivered after a switch: %llu due while a target ran, "
+		      "charged to it where it was switched out; %llu due before a target was "
+		      "switched in, left out",
+		      (unsigned long long)s->skel->bss->counters[PROF_LATE_TICKS],
+		      (unsigned long long)s->skel->bss->counters[PROF_EARLY_TICKS]);
 	if (s->src->report && s->src_state)
 		s->src->report(s->src_state, verbose);
 	if (s->opt->off_cpu)

@@ -142,10 +142,12 @@ static enum drain_result fp_drain(void *state, uint64_t time_ns, bool last)
 	for (long i = 0; i < ncounts; i++) {
 		const struct sample_key *k = &s->count_keys[i];
 		bool held = k->kind == PROF_OFF_CPU;
+		/* A clock sample's kernel stack is held when it was taken at a
+		 * switch (a tick charged where its task was switched out); it
+		 * is in the drained map otherwise, and written by now. */
 		struct taken_sample t = {
 			.key = k,
-			.kstack = held ? held_stack_id(rec, s->held_fd, k->kstack, CAP_LOSS_KSTACK)
-				       : recorder_stack_id(rec, k->kstack),
+			.kstack = held_stack_id(rec, s->held_fd, k->kstack, CAP_LOSS_KSTACK),
 			.ustack = held ? held_stack_id(rec, s->held_fd, k->ustack, CAP_LOSS_USTACK)
 				       : recorder_stack_id(rec, k->ustack),
 			.count = s->count_vals[i].count,
