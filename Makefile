@@ -51,10 +51,13 @@ all: $(BINS)
 
 .SECONDARY:
 
-.PHONY: all check test check-asan demo bench fuzz install clean setup unit-tests workloads
+.PHONY: all check test check-asan demo bench fuzz install clean setup setup-demo unit-tests workloads
 
+# Everything the tests need; the demo needs only the build and what it runs.
 setup:
-	@./.ci/setup
+	@./.ci/setup check
+setup-demo:
+	@./.ci/setup demo
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
@@ -164,8 +167,8 @@ check-asan: setup
 	$(MAKE) $(JOBS) $(ASAN_MAKE) all unit-tests workloads
 	BUILD=$(ASAN_BUILD) tests/run
 
-demo: setup
-	$(MAKE) all workloads
+demo: setup-demo
+	$(MAKE) $(JOBS) all $(BUILD)/workloads/nofp
 	BUILD=$(BUILD) tests/demo.sh demo.svg
 
 bench: setup
