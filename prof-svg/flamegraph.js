@@ -646,23 +646,53 @@ window.addEventListener("keydown", function (e) {
 /*
  * A graph taller than the window (one deep stack is enough) opens where
  * its frames start, the roots at the bottom of a flame graph, instead of
- * on empty space; the buttons at the top and the details line at the
- * bottom follow the scroll, so they stay in view.
+ * on empty space.  Its header (title, subtitle, the buttons) is pinned to
+ * the top of the window over a band of the page's own colour, drawn
+ * above the frames, and the details line to the bottom, so that the user
+ * sees what the graph is, can search it, and sees its root, all at once.
  */
-var topCtl = ["unzoom", "search", "ignorecase"], bottomCtl = ["details", "matched"];
+var headerIds = ["title", "subtitle", "unzoom", "search", "ignorecase"], footerIds = ["details", "matched"];
+var header = null, footer = null;
 
-function moveAll(ids, dy) {
-	for (var k = 0; k < ids.length; k++) {
-		var el = doc.getElementById(ids[k]);
-		if (el) el.setAttribute("transform", "translate(0," + dy + ")");
+/* The texts are moved, once, into a group painted after the frames, with
+ * a band of the page's colour behind them that reaches the page's edge and
+ * covers only the margin they sit in when the page is not scrolled. */
+function pin(id, ids, toTop) {
+	var ns = "http://www.w3.org/2000/svg", lo = Infinity, hi = -Infinity, pad = C.fontsize * 0.4;
+	var g = doc.createElementNS(ns, "g"), band = doc.createElementNS(ns, "rect");
+	var stop = doc.querySelector("#background stop" + (toTop ? "" : ":last-child")), k, el, b;
+	var H = +doc.documentElement.getAttribute("height");
+	g.setAttribute("id", id);
+	band.setAttribute("fill", stop ? stop.getAttribute("stop-color") : "#fff");
+	g.appendChild(band);
+	for (k = 0; k < ids.length; k++) {
+		el = doc.getElementById(ids[k]);
+		if (!el) continue;
+		b = el.getBBox();
+		lo = Math.min(lo, b.y);
+		hi = Math.max(hi, b.y + b.height);
+		g.appendChild(el);
 	}
+	lo = toTop ? 0 : lo - pad;
+	hi = toTop ? hi + pad : H;
+	band.setAttribute("x", 0);
+	band.setAttribute("y", lo);
+	band.setAttribute("width", C.width);
+	band.setAttribute("height", Math.max(0, hi - lo));
+	doc.documentElement.appendChild(g);
+	return g;
 }
 
 function keepControls() {
 	var H = doc.documentElement.getBoundingClientRect().height;
 	var y = window.scrollY || 0, vh = window.innerHeight;
-	moveAll(topCtl, y);
-	moveAll(bottomCtl, Math.min(0, y + vh - H));
+	if (!header && H > vh) {
+		header = pin("header", headerIds, true);
+		footer = pin("footer", footerIds, false);
+	}
+	if (!header) return;
+	header.setAttribute("transform", "translate(0," + y + ")");
+	footer.setAttribute("transform", "translate(0," + Math.min(0, y + vh - H) + ")");
 }
 
 function showRoots() {

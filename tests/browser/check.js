@@ -588,20 +588,37 @@ const checks = {
 
 	// tall FILE [inverted]: a graph taller than the window opens on its
 	// frames (a flame graph's root at the bottom of the window; an icicle's
-	// at the top, unscrolled), the Search button and the details line stay
-	// in view wherever the page is scrolled.
+	// at the top, unscrolled), the title, the Search button and the details
+	// line stay in view, unhidden, wherever the page is scrolled.
 	async tall(file, inverted) {
 		const b = await open(file);
 		try {
 			// (The details line holds a space until a frame is hovered:
 			// it is given a letter to be measured.)
-			const inView = (id) => b.page.evaluate((id) => {
-				const el = document.getElementById(id), text = el.textContent;
-				if (!text.trim()) el.textContent = 'x';
-				const r = el.getBoundingClientRect();
-				el.textContent = text;
-				return r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight;
-			}, id);
+			const inView = async (id) => {
+				const r = await b.page.evaluate((id) => {
+					const el = document.getElementById(id), text = el.textContent;
+					if (!text.trim()) el.textContent = 'x';
+					const q = el.getBoundingClientRect();
+					// On top, too: where its glyphs are hit, no frame is
+					// painted over them.
+					const frames = document.getElementById('frames');
+					let hits = 0, under = null;
+					for (let k = 1; k < 10; k++) {
+						const at = document.elementsFromPoint(q.left + (q.right - q.left) * k / 10, (q.top + q.bottom) / 2);
+						const i = at.findIndex((e) => e === el || el.contains(e));
+						if (i < 0) continue;
+						hits++;
+						const over = at.slice(0, i).find((e) => frames.contains(e));
+						if (over) under = over.tagName;
+					}
+					el.textContent = text;
+					return { seen: q.height > 0 && q.top >= 0 && q.bottom <= window.innerHeight,
+						top: hits > 0 && !under, hit: under || (hits ? '' : 'nothing, not hit') };
+				}, id);
+				if (r.seen && !r.top) console.log(`# ${id} is under ${r.hit}`);
+				return r.seen && r.top;
+			};
 			const v = await b.page.evaluate(() => {
 				const root = document.querySelector('#frames > g[data-d="0"] rect').getBoundingClientRect();
 				return { scrollY: window.scrollY, vh: window.innerHeight,
@@ -613,11 +630,13 @@ const checks = {
 			expect(v.rootTop >= 0 && v.rootBottom <= v.vh, 'the root frame is not in view on load');
 			if (inverted) expect(v.scrollY === 0, 'an icicle graph was scrolled');
 			else expect(v.scrollY > 0, 'a flame graph did not scroll to its root');
+			expect(await inView('title'), 'the title is not in view on load');
 			expect(await inView('search'), 'the Search button is not in view on load');
 			expect(await inView('details'), 'the details line is not in view on load');
 			for (const y of [0, Math.floor(v.H / 2)]) {
 				await b.page.evaluate((y) => window.scrollTo(0, y), y);
 				await b.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+				expect(await inView('title'), `the title is not in view scrolled to ${y}`);
 				expect(await inView('search'), `the Search button is not in view scrolled to ${y}`);
 				expect(await inView('details'), `the details line is not in view scrolled to ${y}`);
 			}
