@@ -6,7 +6,13 @@
 
 #include "ascii.h"
 
+/* The unit line, "[count: UNIT] 0", is a stack of one frame that counts
+ * nothing: every folded reader takes it without a warning (flamegraph.pl,
+ * speedscope and Pyroscope refuse or report a comment line) and its totals
+ * stay the same.  The comment "# count: UNIT" is the form prof-fold wrote
+ * before, and perf-script text's (docs/FORMATS.md section 2): still read. */
 #define UNIT_PREFIX "# count: "
+#define UNIT_FRAME "[count: "
 
 /* Reads the count that ends line[0..*end) into *c, and moves *end back
  * past the white-space character before it: "a;b5" has no count, and in
@@ -44,6 +50,20 @@ static void comment_unit(const char *line, size_t len, struct folded_line *l)
 	}
 }
 
+/* A stack line that is the unit line: its one frame is "[count: UNIT]"
+ * and its one count is 0. */
+static void stack_unit(const char *line, struct folded_line *l)
+{
+	const size_t n = sizeof(UNIT_FRAME) - 1, len = l->stack_len;
+
+	if (l->ncounts != 1 || l->count[0].len != 1 || l->count[0].s[0] != '0' || len <= n + 1 ||
+	    memcmp(line, UNIT_FRAME, n) != 0 || line[len - 1] != ']' ||
+	    !folded_unit_ok(line + n, len - n - 1))
+		return;
+	l->unit = line + n;
+	l->unit_len = len - n - 1;
+}
+
 enum folded_kind folded_parse(const char *line, size_t len, size_t max_counts,
 			      struct folded_line *l)
 {
@@ -75,7 +95,8 @@ enum folded_kind folded_parse(const char *line, size_t len, size_t max_counts,
 	while (n > 0 && line[n - 1] == ';')
 		n--;
 	l->stack_len = n;
-	return FOLDED_STACK;
+	stack_unit(line, l);
+	return l->unit ? FOLDED_COMMENT : FOLDED_STACK;
 }
 
 bool folded_count_u64(const struct folded_count *c, uint64_t *v)
@@ -117,7 +138,7 @@ bool folded_unit_ok(const char *unit, size_t len)
 
 void folded_write_unit(FILE *out, const char *unit)
 {
-	fprintf(out, UNIT_PREFIX "%s\n", unit);
+	fprintf(out, UNIT_FRAME "%s] 0\n", unit);
 }
 
 void folded_write_stack(FILE *out, const char *stack, size_t len, uint64_t count)

@@ -20,7 +20,7 @@
 
 enum folded_kind {
 	FOLDED_BLANK,	  /* nothing but white space */
-	FOLDED_COMMENT,	  /* starts with '#' */
+	FOLDED_COMMENT,	  /* starts with '#', or the unit line "[count: UNIT] 0" */
 	FOLDED_STACK,	  /* STACK COUNT, or STACK BEFORE AFTER */
 	FOLDED_NO_COUNT,  /* a single field: no count at all */
 	FOLDED_BAD_COUNT, /* the last field is not a count */
@@ -37,7 +37,8 @@ struct folded_line {
 	size_t stack_len;	      /* STACK: the stack is the line's first stack_len bytes */
 	size_t ncounts;		      /* STACK: 1, or 2 (BEFORE AFTER) */
 	struct folded_count count[2]; /* in line order: the last is count[ncounts - 1] */
-	const char *unit;	      /* COMMENT: the UNIT of a "# count: UNIT" line, else NULL */
+	const char *unit;	      /* COMMENT: the UNIT of a "[count: UNIT] 0" or
+				       * "# count: UNIT" line, else NULL */
 	size_t unit_len;
 };
 
@@ -57,7 +58,8 @@ double folded_count_double(const struct folded_count *c);
  * graph's tooltips). */
 bool folded_unit_ok(const char *unit, size_t len);
 
-/* The "# count: UNIT" line, which comes first; unit is folded_unit_ok(). */
+/* The unit line, "[count: UNIT] 0", which comes first; unit is
+ * folded_unit_ok(). */
 void folded_write_unit(FILE *out, const char *unit);
 void folded_write_stack(FILE *out, const char *stack, size_t len, uint64_t count);
 

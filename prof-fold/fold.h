@@ -319,6 +319,8 @@ void perf_parser_report(const struct perf_parser *p);
  * disagree.  Frames whose header says their unit ("# count: UNIT") are
  * not counted here: that unit goes to the aggregate as it is read. */
 const char *perf_parser_unit(const struct perf_parser *p);
+/* Whether time blocked (offcpu-time samples) was folded. */
+bool perf_parser_blocked_time(const struct perf_parser *p);
 void perf_parser_free(struct perf_parser *p);
 /* Folds one input; returns the number of unparsable lines. */
 uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r);

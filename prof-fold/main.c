@@ -34,6 +34,8 @@ static const char usage[] =
 	"  --cgroup             first frame is the sample's cgroup ([unknown] if none)\n"
 	"  --filter=REGEX       keep only stacks matching REGEX (repeatable)\n"
 	"  --exclude=REGEX      drop stacks matching REGEX (repeatable)\n"
+	"  --period-unit        say the unit of summed perf script periods (as\n"
+	"                       nanoseconds for cpu-clock) in a first line\n"
 	"  --input=FORMAT       auto (default), perf or folded\n"
 	"  --strict             stop at the first unparsable line\n"
 	"  -o, --output=FILE    write FILE instead of standard output\n"
@@ -46,6 +48,7 @@ static const char usage[] =
 struct options {
 	struct fold_opts fold;
 	const char *output;
+	bool period_unit;
 };
 
 static void add_regex(struct fold_agg *agg, const char *re, bool exclude)
@@ -64,7 +67,7 @@ static void parse_options(int argc, char **argv, struct options *opt, struct fol
 		OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS,
 		OPT_INLINE, OPT_CONTEXT, OPT_EVENT, OPT_SKIP, OPT_NOCOMM, OPT_CGROUP,
 		OPT_FILTER,
-		OPT_EXCLUDE, OPT_INPUT, OPT_STRICT,
+		OPT_EXCLUDE, OPT_INPUT, OPT_STRICT, OPT_PERIOD_UNIT,
 	};
 	static const struct option longopts[] = {
 		{ "pid", no_argument, NULL, OPT_PID },
@@ -82,6 +85,7 @@ static void parse_options(int argc, char **argv, struct options *opt, struct fol
 		{ "filter", required_argument, NULL, OPT_FILTER },
 		{ "exclude", required_argument, NULL, OPT_EXCLUDE },
 		{ "input", required_argument, NULL, OPT_INPUT },
+		{ "period-unit", no_argument, NULL, OPT_PERIOD_UNIT },
 		{ "strict", no_argument, NULL, OPT_STRICT },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
@@ -123,6 +127,7 @@ static void parse_options(int argc, char **argv, struct options *opt, struct fol
 				errx(EXIT_USAGE, "--input=%s: expected auto, perf or folded", optarg);
 			break;
 		case OPT_STRICT: o->strict = true; break;
+		case OPT_PERIOD_UNIT: opt->period_unit = true; break;
 		case 'o': opt->output = optarg; break;
 		case 'h': help_exit(usage);
 		case 'V': version_exit();
@@ -184,8 +189,14 @@ int main(int argc, char **argv)
 	for (int i = optind; i < argc; i++)
 		bad += fold_input(argv[i], &opt.fold, perf, &agg);
 	perf_parser_report(perf);
+	/* stackcollapse-perf.pl sums periods without a word on their unit,
+	 * and prof-fold's output is byte for byte its own unless asked; time
+	 * blocked, which it does not know, always says it is time.  Another
+	 * input that said its unit (folded, or frames with "# count:") is
+	 * checked against it all the same: samples or periods are not said to
+	 * be that unit when they are not. */
 	const char *unit = perf_parser_unit(perf);
-	if (unit)
+	if (unit && (opt.period_unit || perf_parser_blocked_time(perf) || agg.unit))
 		agg_note_unit(&agg, unit);
 	perf_parser_free(perf);
 

@@ -51,6 +51,7 @@ struct perf_parser {
 	/* Samples folded with a period (counts in the event's unit), and
 	 * without one or from prof-symbolize frames (counts of samples). */
 	bool weighted, unweighted;
+	bool blocked_time; /* offcpu-time samples were folded */
 	/* This input is prof-symbolize frames; its header said the counts'
 	 * unit ("# count:"). */
 	bool frames_input, unit_declared;

@@ -64,6 +64,11 @@ void perf_parser_free(struct perf_parser *p)
 	free(p);
 }
 
+bool perf_parser_blocked_time(const struct perf_parser *p)
+{
+	return p->blocked_time;
+}
+
 const char *perf_parser_unit(const struct perf_parser *p)
 {
 	if (p->weighted && p->unweighted)
@@ -180,6 +185,7 @@ static void start_sample(struct perf_parser *p, const struct event_line *e)
 			p->weighted = true;
 	}
 	p->offcpu = is_offcpu(e->event, e->event_len);
+	p->blocked_time |= p->offcpu;
 	p->pname_len = thread_frame(p, e, &p->pname, &p->pname_cap, 0);
 	if (p->o->cgroup)
 		cgroup_frame(p, e);

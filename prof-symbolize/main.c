@@ -39,6 +39,9 @@ static const char usage[] =
 	"      --kallsyms FILE    kernel symbols of the capture's host, for kernel\n"
 	"                         addresses the capture does not name\n"
 	"      --no-debuginfod    do not ask debuginfod servers (DEBUGINFOD_URLS)\n"
+	"      --bare-unresolved  pprof: leave unresolved addresses without a\n"
+	"                         function (named [FILE] by default), for a server\n"
+	"                         that symbolizes them by build-id\n"
 	"      --build-ids        list the files the samples ran in, \"BUILD-ID PATH\"\n"
 	"                         (as perf buildid-list), instead of the frames\n"
 	"  -v, --verbose          report frame and loss totals on stderr, and the\n"
@@ -65,6 +68,7 @@ enum {
 	OPT_NO_DEBUGINFOD,
 	OPT_BUILD_IDS,
 	OPT_CGROUP,
+	OPT_BARE_UNRESOLVED,
 };
 
 static void parse_options(int argc, char **argv, struct options *o)
@@ -80,6 +84,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 		{ "build-ids", no_argument, NULL, OPT_BUILD_IDS },
+		{ "bare-unresolved", no_argument, NULL, OPT_BARE_UNRESOLVED },
 		{ "cgroup", no_argument, NULL, OPT_CGROUP },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -121,6 +126,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_NO_DEBUGINFOD:
 			o->sym.debuginfod = false;
+			break;
+		case OPT_BARE_UNRESOLVED:
+			o->sym.bare_unresolved = true;
 			break;
 		case OPT_CGROUP:
 			o->sym.cgroup = true;

@@ -186,8 +186,8 @@ static void encode_location(struct pb *b, uint64_t id, const uint64_t *k, size_t
 
 /* Locations are written when made, so the table only finds them again:
  * when it is full it starts over. */
-uint64_t pprof_location(struct pprof *p, uint64_t mapping, uint64_t address, const uint64_t *lines,
-			size_t nlines)
+static uint64_t location(struct pprof *p, uint64_t mapping, uint64_t address,
+			 const uint64_t *lines, size_t nlines, bool resolved)
 {
 	uint64_t stack[2 + 2 * 16], *key = stack;
 	size_t n = 2 + 2 * nlines;
@@ -209,13 +209,27 @@ uint64_t pprof_location(struct pprof *p, uint64_t mapping, uint64_t address, con
 		e->val.u = ++p->nlocations;
 		encode_location(&p->out, e->val.u, key, n);
 		if (mapping) {
-			p->maps[mapping - 1].resolved += nlines > 0;
-			p->maps[mapping - 1].unresolved += nlines == 0;
+			p->maps[mapping - 1].resolved += resolved;
+			p->maps[mapping - 1].unresolved += !resolved;
 		}
 	}
 	if (key != stack)
 		free(key);
 	return e->val.u;
+}
+
+uint64_t pprof_location(struct pprof *p, uint64_t mapping, uint64_t address, const uint64_t *lines,
+			size_t nlines)
+{
+	return location(p, mapping, address, lines, nlines, nlines > 0);
+}
+
+uint64_t pprof_unresolved_location(struct pprof *p, uint64_t mapping, uint64_t address,
+				   uint64_t function)
+{
+	const uint64_t line[2] = { function, 0 };
+
+	return location(p, mapping, address, line, 1, false);
 }
 
 static uint64_t add_sat(uint64_t a, uint64_t b)

@@ -82,6 +82,12 @@ uint64_t pprof_function(struct pprof *p, uint64_t name, uint64_t system_name, ui
 uint64_t pprof_location(struct pprof *p, uint64_t mapping, uint64_t address, const uint64_t *lines,
 			size_t nlines);
 
+/* An address not symbolized, shown as function (a name such as
+ * "[libc.so.6]"): its mapping keeps no HasFunctions, so that pprof
+ * symbolizes it again where it can, replacing that name. */
+uint64_t pprof_unresolved_location(struct pprof *p, uint64_t mapping, uint64_t address,
+				   uint64_t function);
+
 /* A run of location ids, leaf first, stored once however many samples
  * and processes share it: its id (the empty run has one too). */
 uint64_t pprof_stack(struct pprof *p, const uint64_t *locs, size_t nlocs);

@@ -25,7 +25,7 @@ struct gzip_out {
 struct pprof_sink {
 	struct sink sink;
 	struct gzip_out gz;
-	bool demangle;
+	bool demangle, bare_unresolved;
 	struct pprof prof;
 	enum capture_kind kind;
 	uint64_t period_ns;
@@ -83,6 +83,30 @@ static uint64_t mapping_of(struct pprof_sink *k, const struct frame *f)
 	}
 }
 
+/* What an unresolved frame is called, as folded stacks call it
+ * (docs/FORMATS.md section 3): the base name of its file or module in
+ * brackets, so that every pprof reader has a function to show (speedscope
+ * leaves out a location without one, and its time with it). */
+static uint64_t unresolved_function(struct pprof_sink *k, const struct frame *f)
+{
+	char name[4096];
+	const char *base = NULL;
+
+	switch (f->where) {
+	case FRAME_FILE:
+		base = f->module && f->module[0] ? f->module : NULL;
+		break;
+	case FRAME_KERNEL:
+		base = f->module && f->module[0] ? f->module : "kernel.kallsyms";
+		break;
+	default:
+		break;
+	}
+	snprintf(name, sizeof(name), "[%s]", base ? base : "unknown");
+	uint64_t id = cstring(&k->prof, name);
+	return pprof_function(&k->prof, id, id, 0);
+}
+
 /* One location per address: its frame and the functions inlined there
  * before it (innermost first, as in the profile). *used: how many frames
  * it took. */
@@ -100,6 +124,9 @@ static uint64_t location_of(struct pprof_sink *k, const struct frame *f, size_t 
 			break;
 	}
 	*used = i + 1;
+	if (nl == 0 && !k->bare_unresolved)
+		return pprof_unresolved_location(&k->prof, mapping_of(k, f), f->ip,
+						 unresolved_function(k, f));
 	return pprof_location(&k->prof, mapping_of(k, f), f->ip, lines, nl);
 }
 
@@ -340,6 +367,7 @@ struct sink *pprof_sink_new(FILE *out, const struct symbolize_opts *opt)
 		errx(EXIT_USAGE, "zlib: %s",
 		     k->gz.z.msg ? k->gz.z.msg : "cannot start compressing");
 	k->demangle = opt->demangle;
+	k->bare_unresolved = opt->bare_unresolved;
 	pprof_init(&k->prof, gzip_write, &k->gz);
 	k->prof.lines = opt->lines;
 	k->prof.inline_frames = opt->inline_frames;

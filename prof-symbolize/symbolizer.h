@@ -27,6 +27,7 @@ struct symbolize_opts {
 	bool demangle;		   /* false with --no-demangle */
 	bool cgroup;		   /* --cgroup: event lines end in the cgroup */
 	bool debuginfod;	   /* ask debuginfod when DEBUGINFOD_URLS is set */
+	bool bare_unresolved;	   /* pprof: unresolved locations without a function */
 };
 
 /* One frame of a resolved stack.  The functions inlined at an address

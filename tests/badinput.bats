@@ -129,14 +129,14 @@ load fixtures/badinput/capture
 	printf 'a 1/1 1.0: 18446744073709551615 cpu-clock:\n\tff f (m)\n\na 1/1 2.0: 5 cpu-clock:\n\tff f (m)\n\n' > "$TMP/ovf.perf"
 	run --separate-stderr prof-fold "$TMP/ovf.perf"
 	[ "$status" -eq 1 ]
-	[ "$output" = $'# count: nanoseconds\na;f 18446744073709551615' ]
+	[ "$output" = $'a;f 18446744073709551615' ]
 	one_line
 	[[ "$stderr" == "prof-fold: $TMP/ovf.perf:6: a stack's count passed"* ]]
 	# A period of more than 64 bits is kept at the largest, named.
 	printf 'a 1/1 1.0: 99999999999999999999999 cpu-clock:\n\tff f (m)\n\nb 1/1 2.0: 5 cpu-clock:\n\tff f (m)\n' > "$TMP/period.perf"
-	run --separate-stderr prof-fold "$TMP/period.perf"
+	run --separate-stderr prof-fold --period-unit "$TMP/period.perf"
 	[ "$status" -eq 1 ]
-	[ "$output" = $'# count: nanoseconds\na;f 18446744073709551615\nb;f 5' ]
+	[ "$output" = $'[count: nanoseconds] 0\na;f 18446744073709551615\nb;f 5' ]
 	one_line
 	[[ "$stderr" == "prof-fold: $TMP/period.perf:1: a stack's count passed"* ]]
 }

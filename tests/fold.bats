@@ -15,6 +15,7 @@ setup() {
 	run prof-fold --help
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"--skip-after=FUNC"* ]]
+	[[ "$output" == *"--period-unit"* ]]
 	run prof-fold --version
 	[ "$status" -eq 0 ]
 	[[ "$output" == "prof-fold "[0-9]* ]]
@@ -78,7 +79,13 @@ my_worker-4242/4244;main;burn 3" ]
 @test "perf script: header skipped, first event only, period summed, no final blank line" {
 	run --separate-stderr prof-fold "$FIX/perf-mixed.txt"
 	[ "$status" -eq 0 ]
-	[ "$output" = "# count: cycles
+	[ "$output" = "app;main;LFoo:::bar;middle;helper;leaf 250000
+app;main;__write;do_syscall_64 250000" ]
+	[[ "$stderr" == *"'cycles:u'; skipped 1 sample of other events such as 'instructions:u'"* ]]
+	# --period-unit says the periods are cycles, without the ':u'.
+	run --separate-stderr prof-fold --period-unit "$FIX/perf-mixed.txt"
+	[ "$status" -eq 0 ]
+	[ "$output" = "[count: cycles] 0
 app;main;LFoo:::bar;middle;helper;leaf 250000
 app;main;__write;do_syscall_64 250000" ]
 	[[ "$stderr" == *"'cycles:u'; skipped 1 sample of other events such as 'instructions:u'"* ]]
@@ -87,14 +94,16 @@ app;main;__write;do_syscall_64 250000" ]
 @test "--event-filter picks the event, --all annotates, --inline marks (inlined) frames" {
 	run prof-fold --event-filter=instructions:u "$FIX/perf-mixed.txt"
 	[ "$status" -eq 0 ]
-	[ "$output" = "# count: instructions
+	[ "$output" = "app;leaf 999" ]
+	run prof-fold --event-filter=instructions --period-unit "$FIX/perf-mixed.txt"
+	[ "$status" -eq 0 ]
+	[ "$output" = "[count: instructions] 0
 app;leaf 999" ]
-	run prof-fold --event-filter=instructions "$FIX/perf-mixed.txt"
-	[ "$output" = "# count: instructions
+	run prof-fold --event-filter=instructions:u --period-unit "$FIX/perf-mixed.txt"
+	[ "$output" = "[count: instructions] 0
 app;leaf 999" ]
 	run --separate-stderr prof-fold --all --inline "$FIX/perf-mixed.txt"
-	[ "$output" = "# count: cycles
-app;main;LFoo:::bar_[j];middle;helper_[i];leaf 250000
+	[ "$output" = "app;main;LFoo:::bar_[j];middle;helper_[i];leaf 250000
 app;main;__write;do_syscall_64_[k] 250000" ]
 }
 
@@ -230,7 +239,9 @@ work;burn 3" ]
 @test "NUL bytes and invalid UTF-8 pass through without a crash" {
 	printf 'a\xff 1 1.0: 3 cycles:\n\t1 f\x00g\xc3( (/x)\n\t2 h\xfe\xfe (/x)\n' > "$TMP/bin.txt"
 	prof-fold "$TMP/bin.txt" > "$TMP/bin.out"
-	printf '# count: cycles\na\xff;h\xfe\xfe;f\x00g\xc3 3\n' | cmp - "$TMP/bin.out"
+	printf 'a\xff;h\xfe\xfe;f\x00g\xc3 3\n' | cmp - "$TMP/bin.out"
+	prof-fold --period-unit "$TMP/bin.txt" > "$TMP/bin-unit.out"
+	printf '[count: cycles] 0\na\xff;h\xfe\xfe;f\x00g\xc3 3\n' | cmp - "$TMP/bin-unit.out"
 }
 
 @test "a 3 MB symbol name folds; a 40 MB line is cut, reported, and memory stays bounded" {
@@ -269,8 +280,7 @@ a;g 1" ]
 	printf '\t1 orphan (/x)\n\na 1 1.0: 2 cycles:\n\t1 f (/x)\n' > "$TMP/orphan.txt"
 	run --separate-stderr prof-fold --input=perf "$TMP/orphan.txt"
 	[ "$status" -eq 1 ]
-	[ "$output" = "# count: cycles
-a;f 2" ]
+	[ "$output" = "a;f 2" ]
 	[[ "$stderr" == *"orphan.txt:1: frame line outside a sample"* ]]
 }
 
@@ -323,10 +333,10 @@ a;f 2" ]
 	printf 'xz 9/9 1.0: 1 cpu-clock:\n\t    5601 [xz]+0x1a40 (/usr/bin/xz)\n\t    5602 [xz]+0x1b00 (/usr/bin/xz)\n\t    7f00 lzma_code+0x10 (/usr/lib/liblzma.so.5)\n\nxz 9/9 1.1: 2 cpu-clock:\n\t    5603 [xz]+0x1a80 (/usr/bin/xz)\n\t    5602 [xz]+0x1b00 (/usr/bin/xz)\n\t    7f00 lzma_code+0x10 (/usr/lib/liblzma.so.5)\n\n' > "$TMP/u.txt"
 	run prof-fold "$TMP/u.txt"
 	[ "$status" -eq 0 ]
-	[ "$output" = "# count: nanoseconds
-xz;lzma_code;[xz];[xz] 3" ]
-	run prof-fold --addrs "$TMP/u.txt"
-	[ "$output" = "# count: nanoseconds
+	[ "$output" = "xz;lzma_code;[xz];[xz] 3" ]
+	run prof-fold --addrs --period-unit "$TMP/u.txt"
+	[ "$status" -eq 0 ]
+	[ "$output" = "[count: nanoseconds] 0
 xz;lzma_code;[xz+0x1b00];[xz+0x1a40] 1
 xz;lzma_code;[xz+0x1b00];[xz+0x1a80] 2" ]
 }
@@ -339,28 +349,81 @@ xz;lzma_code;[xz+0x1b00];[xz+0x1a80] 2" ]
 app;main;leaf_a 1" ]
 }
 
-@test "counts in the event's unit are said in a first line: '# count: UNIT'; samples are not" {
-	# perf's periods: nanoseconds of cpu-clock, otherwise the event's.
-	run --separate-stderr prof-fold "$BATS_TEST_DIRNAME/fixtures/perf/system-g.txt"
-	[ "${lines[0]}" = "# count: nanoseconds" ]
-	run --separate-stderr prof-fold "$BATS_TEST_DIRNAME/fixtures/perf/events.txt"
-	[ "${lines[0]}" = "# count: page-faults" ]
-	# prof-symbolize's counts are samples; so are periods of 1.
-	run prof-fold "$FIX/symbolized.txt"
-	[[ "${lines[0]}" != "#"* ]]
-	printf 'a 1 1.0: 1 cycles:\n\t1 f (/x)\n' | prof-fold > "$TMP/one"
+@test "perf script periods: no unit line by default, as stackcollapse-perf.pl; --period-unit says it first as '[count: UNIT] 0'" {
+	local f unit
+	for f in system-g:nanoseconds events:page-faults header:page-faults jit-node:nanoseconds \
+		dwarf-inline:nanoseconds fields-all:nanoseconds; do
+		unit=${f#*:} f="$BATS_TEST_DIRNAME/fixtures/perf/${f%:*}.txt"
+		echo "# $f"
+		prof-fold "$f" > "$TMP/plain" 2>/dev/null
+		prof-fold --period-unit "$f" > "$TMP/unit" 2>/dev/null
+		# Without it: stacks only, no unit line of either form.
+		[ -s "$TMP/plain" ]
+		run ! grep -qE '^(#|\[count: )' "$TMP/plain"
+		# With it: the unit line, then the very same bytes.
+		[ "$(head -1 "$TMP/unit")" = "[count: $unit] 0" ]
+		tail -n +2 "$TMP/unit" | cmp - "$TMP/plain"
+	done
+	# cpu-clock periods are nanoseconds, others the event's name, as the
+	# perf-mixed fixture's cycles and instructions (in fold.bats above).
+	grep -q ' cpu-clock' "$BATS_TEST_DIRNAME/fixtures/perf/system-g.txt"
+	grep -q ' page-faults' "$BATS_TEST_DIRNAME/fixtures/perf/events.txt"
+	printf 'a 1 1.0: 7000 task-clock:\n\t1 f (/x)\n' | prof-fold --period-unit > "$TMP/task"
+	[ "$(cat "$TMP/task")" = "[count: nanoseconds] 0
+a;f 7000" ]
+	printf 'a 1 1.0: 7000 task-clock:\n\t1 f (/x)\n' | prof-fold > "$TMP/task"
+	[ "$(cat "$TMP/task")" = "a;f 7000" ]
+}
+
+@test "counts in a declared unit are said in a first line, '[count: UNIT] 0'; samples are not" {
+	# prof-symbolize's counts are samples; so are periods of 1, even with
+	# --period-unit.
+	run prof-fold --period-unit "$FIX/symbolized.txt"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "demo;[unknown];[libc.so.6];main;burn;nft_do_chain;pvm_safe_halt_hc 37" ]
+	printf 'a 1 1.0: 1 cycles:\n\t1 f (/x)\n' | prof-fold --period-unit > "$TMP/one"
 	[ "$(cat "$TMP/one")" = "a;f 1" ]
-	# Folded input keeps it; inputs in two units are said and lose it.
-	prof-fold "$BATS_TEST_DIRNAME/fixtures/perf/system-g.txt" > "$TMP/ns.folded"
+	# Folded input keeps it, with or without --period-unit; the comment
+	# of earlier versions is read and written in the new form.
+	prof-fold --period-unit "$BATS_TEST_DIRNAME/fixtures/perf/system-g.txt" > "$TMP/ns.folded"
 	run prof-fold "$TMP/ns.folded"
-	[ "${lines[0]}" = "# count: nanoseconds" ]
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "[count: nanoseconds] 0" ]
+	[ "${#lines[@]}" -ge 30 ]
 	cmp <(printf '%s\n' "$output") "$TMP/ns.folded"
-	run --separate-stderr prof-fold "$TMP/ns.folded" "$FIX/symbolized.txt"
-	[[ "${lines[0]}" != "#"* ]]
-	[ "$stderr" = "prof-fold: the inputs count in different units (nanoseconds and samples): their counts are summed as they are" ]
+	sed '1s/.*/# count: nanoseconds/' "$TMP/ns.folded" > "$TMP/old.folded"
+	prof-fold "$TMP/old.folded" | cmp - "$TMP/ns.folded"
+	# The unit line is not a stack: --filter, --exclude and --skip-after
+	# leave it alone, and a stack that merely looks like it is kept.
+	run prof-fold --exclude=. "$TMP/ns.folded"
+	[ "$output" = "[count: nanoseconds] 0" ]
+	printf '[count: nanoseconds] 5\n[count: two words] 0\na;[count: ns] 0\n' > "$TMP/like.folded"
+	run prof-fold "$TMP/like.folded"
+	[ "$status" -eq 0 ]
+	[ "$output" = "[count: nanoseconds] 5
+[count: two words] 0
+a;[count: ns] 0" ]
+	# Inputs in two units are said and lose it, with or without
+	# --period-unit: samples are not nanoseconds, nor are cycles.
+	for opt in "" --period-unit; do
+		run --separate-stderr prof-fold $opt "$TMP/ns.folded" "$FIX/symbolized.txt"
+		[ "$status" -eq 0 ]
+		[ "${lines[0]}" = "capture.sh;__GI___execve;entry_SYSCALL_64_after_hwframe;do_syscall_64;__x64_sys_execve;do_execveat_common.isra.0;bprm_execve;load_elf_binary;begin_new_exec;__mmput;exit_mmap 20408163" ]
+		[ "$stderr" = "prof-fold: the inputs count in different units (nanoseconds and samples): their counts are summed as they are" ]
+		run --separate-stderr prof-fold $opt "$TMP/ns.folded" "$FIX/perf-mixed.txt"
+		[ "$status" -eq 0 ]
+		[[ "${lines[0]}" != "["* ]]
+		[[ "$stderr" == *"prof-fold: the inputs count in different units (nanoseconds and cycles): their counts are summed as they are" ]]
+	done
+	# perf's cpu-clock periods are nanoseconds too: the unit stays.
+	run --separate-stderr prof-fold "$TMP/ns.folded" "$BATS_TEST_DIRNAME/fixtures/perf/jit-node.txt"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "${lines[0]}" = "[count: nanoseconds] 0" ]
 	# prof-svg names the count by it: nanoseconds are shown as times.
 	prof-svg -o "$TMP/ns.svg" "$TMP/ns.folded"
 	grep -qE '<title>all \([0-9.]+ (ns|us|ms|s), 100.00%\)</title>' "$TMP/ns.svg"
+	run ! grep -qF 'count: nanoseconds' "$TMP/ns.svg"
 	prof-svg --countname=ticks -o "$TMP/t.svg" "$TMP/ns.folded"
 	grep -qE '<title>all \([0-9,]+ ticks, 100.00%\)</title>' "$TMP/t.svg"
 }

@@ -3,10 +3,10 @@
 # stackcollapse-perf.pl (FlameGraph's expected outputs: 13 perf script
 # captures times 6 options, and inferno's example-perf-stacks), and with
 # inferno where inferno fixed a plain bug of the Perl tool.  The corpus is
-# read in place; without it every case is reported as skipped.  The Perl
-# tool writes no "# count: UNIT" line: prof-fold's, when it writes one
-# (the inputs' periods), is checked by tests/fold_perf.bats and left out
-# here.
+# read in place; without it every case is reported as skipped.  Like the
+# Perl tool, prof-fold says nothing of the unit of the periods it sums, so
+# its whole output is compared; the "[count: UNIT] 0" line that
+# --period-unit adds before it is checked at the end.
 
 bats_require_minimum_version 1.5.0
 
@@ -18,7 +18,7 @@ INF="${PROF_CORPUS:-}/inferno/collapse-perf"
 flamegraph_case() {
 	local in="$FG/inputs/$1.txt" exp="$FG/expected/$1-collapsed-$2.txt"
 	[ -f "$in" ] && [ -f "$exp" ] || skip "corpus not found"
-	prof-fold "--$2" "$in" | sed '1{/^# count: /d}' > "$BATS_TEST_TMPDIR/out.txt"
+	prof-fold "--$2" "$in" > "$BATS_TEST_TMPDIR/out.txt"
 	diff -u "$exp" "$BATS_TEST_TMPDIR/out.txt" | head -20
 	cmp -s "$exp" "$BATS_TEST_TMPDIR/out.txt"
 	[ -s "$exp" ]
@@ -29,7 +29,7 @@ flamegraph_case() {
 inferno_case() {
 	local in="$INF/$1.txt" exp="$INF/results/$1-collapsed${2:+-$2}.txt"
 	[ -f "$in" ] && [ -f "$exp" ] || skip "corpus not found"
-	prof-fold ${2:+--$2} "$in" | sed '1{/^# count: /d}' > "$BATS_TEST_TMPDIR/out.txt"
+	prof-fold ${2:+--$2} "$in" > "$BATS_TEST_TMPDIR/out.txt"
 	diff -u "$exp" "$BATS_TEST_TMPDIR/out.txt" | head -20
 	cmp -s "$exp" "$BATS_TEST_TMPDIR/out.txt"
 }
@@ -137,8 +137,7 @@ inferno_case() {
 	run --separate-stderr prof-fold "$INF/empty-line.txt"
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "prof-fold: $INF/empty-line.txt:6: frame line outside a sample; skipped it" ]
-	[ "$output" = "# count: nanoseconds
-inline-counter 250000
+	[ "$output" = "inline-counter 250000
 inline-counter;main 250000" ]
 }
 
@@ -147,8 +146,7 @@ inline-counter;main 250000" ]
 	run --separate-stderr prof-fold "$INF/weird-stack-line.txt"
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "prof-fold: $INF/weird-stack-line.txt:5: unrecognized frame line; skipped it" ]
-	[ "$output" = "# count: nanoseconds
-inline-counter 250000
+	[ "$output" = "inline-counter 250000
 inline-counter;main 250000" ]
 }
 
@@ -178,4 +176,33 @@ inline-counter;main 250000" ]
 	zcat "$FG/example-perf-stacks.txt.gz" | prof-fold --tid > "$BATS_TEST_TMPDIR/a.txt"
 	zcat "$FG/example-perf-stacks.txt.gz" | prof-fold --tid --skip-after=no-such-function > "$BATS_TEST_TMPDIR/b.txt"
 	cmp "$BATS_TEST_TMPDIR/a.txt" "$BATS_TEST_TMPDIR/b.txt"
+}
+
+@test "--period-unit adds the unit line and changes nothing else: nanoseconds, page-faults, cycles, or none" {
+	[ -d "$FG/inputs" ] || skip "corpus not found"
+	local in unit n=0
+	for in in "$FG"/inputs/*.txt; do
+		case ${in##*/} in
+		perf-dd-stacks-01.txt) unit=nanoseconds ;;
+		perf-java-faults-01.txt) unit=page-faults ;;
+		perf-rust-Yamakaky-dcpu.txt) unit=cycles ;;
+		*) unit= ;;
+		esac
+		prof-fold --all "$in" > "$BATS_TEST_TMPDIR/plain.txt" 2>/dev/null || [ $? -eq 1 ]
+		prof-fold --all --period-unit "$in" > "$BATS_TEST_TMPDIR/unit.txt" 2>/dev/null || [ $? -eq 1 ]
+		if [ -n "$unit" ]; then
+			[ "$(head -1 "$BATS_TEST_TMPDIR/unit.txt")" = "[count: $unit] 0" ] || { echo "no unit line: $in"; return 1; }
+			tail -n +2 "$BATS_TEST_TMPDIR/unit.txt" | cmp - "$BATS_TEST_TMPDIR/plain.txt" || { echo "differs: $in"; return 1; }
+			n=$((n + 1))
+		else
+			# Periods of 1, or none: samples, unsaid.
+			cmp "$BATS_TEST_TMPDIR/unit.txt" "$BATS_TEST_TMPDIR/plain.txt" || { echo "differs: $in"; return 1; }
+		fi
+	done
+	[ "$n" -eq 3 ]
+	run --separate-stderr prof-fold --period-unit "$INF/empty-line.txt"
+	[ "$status" -eq 1 ]
+	[ "$output" = "[count: nanoseconds] 0
+inline-counter 250000
+inline-counter;main 250000" ]
 }

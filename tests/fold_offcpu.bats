@@ -1,6 +1,8 @@
 #!/usr/bin/env bats
 # prof-fold on off-CPU, wall and wake-up frames (docs/FORMATS.md sections 2
-# and 3): the "# count:" unit of the frames header, the [off-cpu] marker,
+# and 3): the "# count:" unit of the frames header, said first in the
+# output as "[count: nanoseconds] 0" (with or without --period-unit), the
+# [off-cpu] marker,
 # offwaketime's layout of wakers, and perf record --off-cpu's offcpu-time
 # samples.  The fixtures in fixtures/fold-offcpu were written by hand from
 # FORMATS.md; expected/INPUT-OPTIONS.folded is what the contract says they
@@ -48,14 +50,20 @@ setup() {
 	printf 'a 1/1 1.0: 500 offcpu-time:\n\t1 f (/x)\n\na 1/1 1.0: 10 cpu-clock:\n\t1 g (/x)\n\na 1/1 1.0: 10 task-clock:\n\t1 h (/x)\n\n' > "$TMP/clocks.txt"
 	run --separate-stderr prof-fold "$TMP/clocks.txt"
 	[ "$status" -eq 0 ]
-	[ "$output" = "# count: nanoseconds
+	[ "$output" = "[count: nanoseconds] 0
 a;f;[off-cpu] 500
 a;g 10" ]
 	[ "$stderr" = "prof-fold: folded only the first event seen, 'offcpu-time'; skipped 1 sample of other events such as 'task-clock' (see --event-filter)" ]
-	# cycles are not nanoseconds: off-CPU time is left out of their graph.
+	# cycles are not nanoseconds: off-CPU time is left out of their graph,
+	# whose periods are unsaid as stackcollapse-perf.pl's unless asked.
 	printf 'a 1/1 1.0: 300 cycles:\n\t1 g (/x)\n\na 1/1 1.0: 500 offcpu-time:\n\t1 f (/x)\n\n' > "$TMP/cycles.txt"
 	run --separate-stderr prof-fold "$TMP/cycles.txt"
-	[ "$output" = "# count: cycles
+	[ "$status" -eq 0 ]
+	[ "$output" = "a;g 300" ]
+	[[ "$stderr" == *"'cycles'; skipped 1 sample of other events such as 'offcpu-time'"* ]]
+	run --separate-stderr prof-fold --period-unit "$TMP/cycles.txt"
+	[ "$status" -eq 0 ]
+	[ "$output" = "[count: cycles] 0
 a;g 300" ]
 	[[ "$stderr" == *"'cycles'; skipped 1 sample of other events such as 'offcpu-time'"* ]]
 }
@@ -82,6 +90,17 @@ a;g 300" ]
 	folds perf-offcpu-none perf-offcpu.txt
 	folds perf-offcpu-offcpu-time --event-filter=offcpu-time perf-offcpu.txt
 	folds perf-offcpu-offcpu-time --event-filter=offcpu-time --input=perf perf-offcpu.txt
+	# Time blocked says its unit without --period-unit; with it, the same.
+	folds perf-offcpu-none --period-unit perf-offcpu.txt
+	head -1 "$FIX/expected/perf-offcpu-none.folded" | grep -qxF '[count: nanoseconds] 0'
+	# Its cpu-clock samples alone are periods as perf's, unsaid unless asked.
+	run --separate-stderr prof-fold --event-filter=cpu-clock "$FIX/perf-offcpu.txt"
+	[ "$status" -eq 0 ]
+	[ "$output" = "pool_worker;__clone3;start_thread;worker_main;compress_block 30303030" ]
+	run --separate-stderr prof-fold --event-filter=cpu-clock --period-unit "$FIX/perf-offcpu.txt"
+	[ "$status" -eq 0 ]
+	[ "$output" = "[count: nanoseconds] 0
+pool_worker;__clone3;start_thread;worker_main;compress_block 30303030" ]
 }
 
 @test "the unit is the comment right after the frames header; without one, counts are samples" {
@@ -92,20 +111,32 @@ a;g 300" ]
 	# Elsewhere, "# count:" is a comment like any other.
 	sed '2d; 4i # count: nanoseconds' "$FIX/offcpu.txt" > "$TMP/late.txt"
 	run prof-fold "$TMP/late.txt"
-	[[ "${lines[0]}" != "#"* ]]
+	[ "$status" -eq 0 ]
+	diff -u <(sed 1d "$FIX/expected/offcpu-none.folded") <(printf '%s\n' "$output")
 }
 
 @test "inputs in nanoseconds merge, frames and perf alike; samples and nanoseconds are said to differ" {
 	run --separate-stderr prof-fold "$FIX/wall.txt" "$FIX/perf-offcpu.txt" "$FIX/offcpu.txt"
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
-	diff -u <(echo "# count: nanoseconds"
+	diff -u <(echo "[count: nanoseconds] 0"
 		  sed -s 1d "$FIX"/expected/{wall,perf-offcpu,offcpu}-none.folded | LC_ALL=C sort) \
 		<(printf '%s\n' "$output")
 	run --separate-stderr prof-fold "$FIX/wall.txt" "$BATS_TEST_DIRNAME/fixtures/fold/symbolized.txt"
 	[ "$status" -eq 0 ]
 	[ "$stderr" = "prof-fold: the inputs count in different units (nanoseconds and samples): their counts are summed as they are" ]
-	[[ "${lines[0]}" != "#"* ]]
+	[[ "${lines[0]}" != "["* ]]
+	[ "${lines[0]}" = "demo;[unknown];[libc.so.6];main;burn;nft_do_chain;pvm_safe_halt_hc 37" ]
+	[ "${lines[1]}" = "demo;main;burn 50000007" ]
+	# Folded in nanoseconds, in the line of earlier versions or this one's.
+	prof-fold "$FIX/offcpu.txt" > "$TMP/new.folded"
+	sed '1s/.*/# count: nanoseconds/' "$TMP/new.folded" > "$TMP/old.folded"
+	run --separate-stderr prof-fold "$TMP/old.folded" "$FIX/wall.txt"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	diff -u <(echo "[count: nanoseconds] 0"
+		  sed -s 1d "$FIX"/expected/{offcpu,wall}-none.folded | LC_ALL=C sort) \
+		<(printf '%s\n' "$output")
 }
 
 @test "folded off-CPU and wakeup stacks fold again unchanged" {
@@ -136,7 +167,7 @@ bad_waker() {
 		run --separate-stderr prof-fold "$TMP/bad.txt"
 		[ "$status" -eq 1 ]
 		[ "$stderr" = "prof-fold: $TMP/bad.txt:6: malformed waker line; skipped it" ]
-		[ "$output" = "# count: nanoseconds
+		[ "$output" = "[count: nanoseconds] 0
 app;main;schedule;[off-cpu] 52000
 app;schedule;[off-cpu] 1000" ]
 	done
@@ -147,7 +178,7 @@ app;schedule;[off-cpu] 1000" ]
 	run --separate-stderr prof-fold --tid "$TMP/bad.txt"
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "prof-fold: $TMP/bad.txt:8: malformed waker line; skipped it" ]
-	[ "$output" = "# count: nanoseconds
+	[ "$output" = "[count: nanoseconds] 0
 app-500/500;main;schedule;[off-cpu];--;main_[w];writer-600/600_[w] 52000
 app-500/500;schedule;[off-cpu] 1000" ]
 }

@@ -5,30 +5,33 @@
 # perf script -F layouts, --header, --inline with and without -F+srcline,
 # and JIT frames of a perf map.  Byte-exact with FlameGraph's
 # stackcollapse-perf.pl, whose outputs are in fixtures/perf/expected (made
-# once by capture.sh; the external corpus tests stay as an extra), after
-# prof-fold's "# count: UNIT" line.
+# once by capture.sh; the external corpus tests stay as an extra): the
+# whole output, byte for byte.  With --period-unit, the same bytes follow
+# a first line that says the periods' unit, "[count: UNIT] 0".
 
 bats_require_minimum_version 1.5.0
 
 FIX="$BATS_TEST_DIRNAME/fixtures/perf"
 
 # perf_case INPUT EXPECTED OPTION: folds INPUT.txt with --OPTION ("none":
-# no option) and compares with expected/EXPECTED-collapsed-OPTION.txt,
-# which must not be empty.  Only a recording of two events has something
-# to say on standard error: the samples of the event it did not fold.
+# no option) and compares the whole output with
+# expected/EXPECTED-collapsed-OPTION.txt, which must not be empty; then
+# again with --period-unit, whose output is the unit line and the same.
+# Only a recording of two events has something to say on standard error:
+# the samples of the event it did not fold.
 perf_case() {
-	local exp="$FIX/expected/$2-collapsed-$3.txt" arg="--$3"
+	local exp="$FIX/expected/$2-collapsed-$3.txt" arg="--$3" out="$BATS_TEST_TMPDIR/out.txt"
+	local err="$BATS_TEST_TMPDIR/err.txt" status
 	[ "$3" = none ] && arg=
 	[ "$3" = cpu-clock ] && arg=--event-filter=cpu-clock
-	run --separate-stderr prof-fold $arg "$FIX/$1.txt"
+	prof-fold $arg "$FIX/$1.txt" > "$out" 2> "$err" && status=0 || status=$?
 	[ "$status" -eq 0 ]
-	case $1:$3 in
-	events:cpu-clock | header:cpu-clock) [ -z "$stderr" ] ;;
-	events:* | header:*) [[ "$stderr" == *"folded only the first event seen, 'page-faults'; skipped "*" samples of other events such as 'cpu-clock'"* ]] ;;
-	*) [ -z "$stderr" ] ;;
-	esac
+	check_stderr "$1:$3" "$(cat "$err")"
+	diff -u "$exp" "$out" | head -20
+	cmp -s "$exp" "$out"
+	[ -s "$exp" ]
 	# perf's periods are nanoseconds of cpu-clock, or page faults: said
-	# in a first line, which the Perl tool does not write.
+	# only when asked, in a first line the Perl tool does not write.
 	# (perf script -F without period: the counts are samples, unsaid.)
 	local unit=nanoseconds
 	case $1:$3 in
@@ -36,16 +39,24 @@ perf_case() {
 	events:* | header:*) unit=page-faults ;;
 	fields-tid:*) unit= ;;
 	esac
+	prof-fold --period-unit $arg "$FIX/$1.txt" > "$out" 2> "$err" && status=0 || status=$?
+	[ "$status" -eq 0 ]
+	check_stderr "$1:$3" "$(cat "$err")"
 	if [ -n "$unit" ]; then
-		[ "${lines[0]}" = "# count: $unit" ]
-		printf '%s\n' "$output" | sed 1d > "$BATS_TEST_TMPDIR/out.txt"
+		[ "$(head -1 "$out")" = "[count: $unit] 0" ]
+		tail -n +2 "$out" | cmp - "$exp"
 	else
-		[[ "${lines[0]}" != "#"* ]]
-		printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/out.txt"
+		cmp "$out" "$exp"
 	fi
-	diff -u "$exp" "$BATS_TEST_TMPDIR/out.txt" | head -20
-	cmp -s "$exp" "$BATS_TEST_TMPDIR/out.txt"
-	[ -s "$exp" ]
+}
+
+# check_stderr INPUT:OPTION STDERR
+check_stderr() {
+	case $1 in
+	events:cpu-clock | header:cpu-clock) [ -z "$2" ] ;;
+	events:* | header:*) [[ "$2" == *"folded only the first event seen, 'page-faults'; skipped "*" samples of other events such as 'cpu-clock'"* ]] ;;
+	*) [ -z "$2" ] ;;
+	esac
 }
 
 # each_option INPUT [EXPECTED]: perf_case for every option of the Perl tool.
@@ -112,10 +123,10 @@ each_option() {
 	grep -q ';__libc_start_call_main:libc-start.c:58;' "$BATS_TEST_TMPDIR/ctx"
 	# perf's "??:0" adds nothing.
 	run ! grep -q '??' "$BATS_TEST_TMPDIR/ctx"
-	sed -E '/^# count: /d; s/:[^:;]+:[0-9]+(;| )/\1/g' "$BATS_TEST_TMPDIR/ctx" |
+	sed -E 's/:[^:;]+:[0-9]+(;| )/\1/g' "$BATS_TEST_TMPDIR/ctx" |
 		awk '{ n = $NF; $NF = ""; sub(/ $/, ""); s[$0] += n } END { for (k in s) print k, s[k] }' |
 		LC_ALL=C sort > "$BATS_TEST_TMPDIR/summed"
-	prof-fold --inline "$FIX/dwarf-inline.txt" | sed 1d | cmp - "$BATS_TEST_TMPDIR/summed"
+	prof-fold --inline "$FIX/dwarf-inline.txt" | cmp - "$BATS_TEST_TMPDIR/summed"
 }
 
 @test "JIT frames of a perf map (Node.js --perf-basic-prof): every option" {

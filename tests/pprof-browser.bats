@@ -55,3 +55,50 @@ near() {
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"speedscope refused"* ]]
 }
+
+@test "speedscope takes folded stacks' unit line as a stack of nothing: the same total and heaviest frame as without it" {
+	prof-fold "$BATS_TEST_DIRNAME/fixtures/fold-offcpu/offcpu.txt" > "$TMP/off.folded"
+	[ "$(head -1 "$TMP/off.folded")" = "[count: nanoseconds] 0" ]
+	mkdir "$TMP/plain"
+	tail -n +2 "$TMP/off.folded" > "$TMP/plain/off.folded"
+	total=$(awk '{ t += $NF } END { printf "%.0f", t }' "$TMP/off.folded")
+	run timeout -k 10 60 node "$BATS_TEST_DIRNAME/browser/speedscope.js" "$TMP/off.folded"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	with=$output
+	read -r _ got_total <<< "${lines[1]}"
+	[ "$got_total" -eq "$total" ]
+	run timeout -k 10 60 node "$BATS_TEST_DIRNAME/browser/speedscope.js" "$TMP/plain/off.folded"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$with" ]
+}
+
+@test "speedscope and go tool pprof -top agree on self time where frames are unresolved" {
+	# Process 1's file is gone (its frames stay unresolved, [chain]), the
+	# heaviest leaf; process 2's resolves, burn_cpu under compute.
+	{
+		echo "comm 1 1 gone"
+		echo "comm 2 2 here"
+		echo "map 2 $PROF_WORKLOADS/chain"
+		echo "on 1/1 30 - $(at burn_cpu 5),$(at compute 4),$(at run_workload 20)"
+		echo "on 2/2 20 - $(at burn_cpu 5),$(at compute 4),$(at run_workload 20)"
+		echo "on 2/2 5 - $(at compute 4),$(at run_workload 20)"
+	} | MKCAPTURE_EVENT=cpu-clock "$PROF_WORKLOADS/mkcapture" "$PROF_WORKLOADS/chain" /nonexistent/chain > "$TMP/cap.prof"
+	# (No build-id cache that could have the gone file.)
+	PROF_BUILD_ID_DIR="$TMP/empty" prof-symbolize --no-debuginfod -f pprof "$TMP/cap.prof" > "$TMP/mixed.pb.gz"
+	gotool tool pprof -top -unit=ns -symbolize=none "$TMP/mixed.pb.gz" > "$TMP/top"
+	cat "$TMP/top"
+	total=$(sed -n 's/.* of \([0-9]*\)ns total$/\1/p' "$TMP/top")
+	# The unresolved leaf, with its whole time as its own.
+	read -r flat _ _ _ _ name < <(awk '$1 ~ /^[0-9]+ns$/' "$TMP/top" | head -1)
+	[ "$name" = "[chain]" ]
+	run timeout -k 10 60 node "$BATS_TEST_DIRNAME/browser/speedscope.js" "$TMP/mixed.pb.gz"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	read -r _ got_total <<< "${lines[1]}"
+	IFS=$'\t' read -r _ got_flat got_name <<< "${lines[2]}"
+	near "$got_total" "$total"
+	near "$got_flat" "${flat%ns}"
+	[ "$got_name" = "[chain]" ]
+}

@@ -41,9 +41,10 @@ query() {
 print(urllib.parse.unquote(json.load(open(sys.argv[1]))["query"]))' "$TMP/got/$1.json"
 }
 
-# want_pprof: go tool pprof -raw of what prof-ship posts of a.prof.
+# want_pprof [OPTION]: go tool pprof -raw of what prof-ship posts of a.prof
+# (to Parca with --bare-unresolved).
 want_pprof() {
-	PATH="$(pprof_bin):$PATH" prof-symbolize --format=pprof "$TMP/a.prof" > "$TMP/want.pb.gz"
+	PATH="$(pprof_bin):$PATH" prof-symbolize --format=pprof ${1:-} "$TMP/a.prof" > "$TMP/want.pb.gz"
 	gotool tool pprof -raw -symbolize=none "$TMP/want.pb.gz"
 }
 
@@ -83,18 +84,20 @@ want_pprof() {
 	[[ "$(query 1)" =~ ^name=prof\.cpu\{host=$(hostname)\}\&format=folded\&from=[0-9]+\&until=[0-9]+\&units=samples\&aggregationType=sum\&spyName=prof$ ]]
 }
 
-@test "a '# count:' line is dropped before Pyroscope sees it, which would refuse the whole file" {
+@test "the unit line of an off-CPU profile reaches Pyroscope as it is, which takes it, the total unchanged" {
 	# An off-CPU capture: prof-fold says its counts are nanoseconds.
 	{
 		echo "off 1/1 1 700 - $(at run_workload 20)"
 	} | MKCAPTURE_EVENT=offcpu-time "$PROF_WORKLOADS/mkcapture" "$PROF_WORKLOADS/chain" > "$TMP/off.prof"
-	prof-symbolize "$TMP/off.prof" | prof-fold | grep -q '^# count: nanoseconds'
+	prof-symbolize "$TMP/off.prof" | prof-fold > "$TMP/want.folded"
+	[ "$(head -1 "$TMP/want.folded")" = "[count: nanoseconds] 0" ]
 	ship pyroscope-folded "$TMP/off.prof"
 	[ "$st" -eq 0 ]
 	run python3 "$SHIP/check.py" pyroscope-folded "$TMP/got/1"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$output" = 700 ]
+	cmp "$TMP/want.folded" "$TMP/got/1.body"
 }
 
 @test "pprof to Parca: JSON with __name__, host and the base64 profile, at /api/profiles/writeraw" {
@@ -103,7 +106,7 @@ want_pprof() {
 	[ ! -s "$TMP/err" ]
 	[ ! -e "$TMP/a.prof" ]
 	capture "$TMP/a.prof"
-	want_pprof > "$TMP/want"
+	want_pprof --bare-unresolved > "$TMP/want"
 	python3 "$SHIP/check.py" parca "$TMP/got/1" > "$TMP/raw"
 	diff -u "$TMP/want" "$TMP/raw"
 	python3 -c 'import json, sys

@@ -37,6 +37,21 @@ attr() {
 	prof-svg "$FIX/simple.folded" | grep -q '>Flame Graph</text>'
 }
 
+@test "--countname wins over the input's unit line; --diff takes the unit of either file" {
+	{ echo '[count: cycles] 0'; cat "$FIX/simple.folded"; } > "$TMP/u.folded"
+	prof-svg --countname ms "$TMP/u.folded" > "$TMP/a.svg"
+	grep -q '<title>all (200 ms, 100.00%)</title>' "$TMP/a.svg"
+	run ! grep -q 'cycles' "$TMP/a.svg"
+	{ echo '[count: cycles] 0'; cat "$FIX/before.folded"; } > "$TMP/b.folded"
+	{ echo '[count: cycles] 0'; cat "$FIX/after.folded"; } > "$TMP/c.folded"
+	prof-svg --diff "$TMP/b.folded" "$TMP/c.folded" > "$TMP/d.svg"
+	grep -qF '<title>all (30 cycles, 100.00%; +33.33%)</title>' "$TMP/d.svg"
+	prof-svg --diff "$TMP/b.folded" "$FIX/after.folded" > "$TMP/d.svg"
+	grep -qF '<title>all (30 cycles, 100.00%; +33.33%)</title>' "$TMP/d.svg"
+	prof-svg --diff "$FIX/before.folded" "$FIX/after.folded" > "$TMP/d.svg"
+	grep -qF '<title>all (30 samples, 100.00%; +33.33%)</title>' "$TMP/d.svg"
+}
+
 @test "--width and --height set the geometry" {
 	prof-svg --width 600 --height 20 "$FIX/simple.folded" > "$TMP/a.svg"
 	grep -q '<svg [^>]*width="600" height="' "$TMP/a.svg"

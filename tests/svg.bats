@@ -180,6 +180,29 @@ frames() {
 	grep -q 'No stack counts found' "$TMP/e2.svg"
 }
 
+@test "prof-fold's unit line '[count: UNIT] 0' names the count and draws no frame" {
+	{ echo '[count: cycles] 0'; cat "$FIX/simple.folded"; } > "$TMP/u.folded"
+	run --separate-stderr prof-svg -o "$TMP/u.svg" "$TMP/u.folded"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	xmllint --noout "$TMP/u.svg"
+	# The same nine frames as without it, their counts named cycles.
+	[ "$(grep -c '^<g class="f"' "$TMP/u.svg")" -eq 9 ]
+	grep -q '<title>all (200 cycles, 100.00%)</title>' "$TMP/u.svg"
+	grep -q '<title>work (80 cycles, 40.00%)</title>' "$TMP/u.svg"
+	run ! grep -qF 'count: cycles' "$TMP/u.svg"
+	prof-svg --countname cycles "$FIX/simple.folded" | cmp - "$TMP/u.svg"
+	# Alone it is no stack count.
+	run --separate-stderr prof-svg -o "$TMP/e.svg" <(echo '[count: cycles] 0')
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"no stack counts found" ]]
+	grep -q 'No stack counts found' "$TMP/e.svg"
+	# A line like it that counts something is a frame like any other.
+	printf '[count: cycles] 5\na 5\n' | prof-svg > "$TMP/f.svg"
+	grep -qF '<title>[count: cycles] (5 samples, 50.00%)</title>' "$TMP/f.svg"
+	grep -qF '<title>all (10 samples, 100.00%)</title>' "$TMP/f.svg"
+}
+
 @test "bad lines are skipped, counted, located, and give exit status 1" {
 	need_corpus
 	run prof-svg -o "$TMP/b.svg" "$INPUTS/bad-lines/bad-lines.txt"

@@ -43,7 +43,12 @@ legend() {
 		printf '# count: %s\na 1500\nb 12\n' "${u%:*}" | prof-svg > "$TMP/u.svg"
 		# 1512 of the unit, said in ns by fgConf
 		grep -qF "ns: ${u#*:} };" "$TMP/u.svg"
+		# prof-fold's unit line says the same.
+		printf '[count: %s] 0\na 1500\nb 12\n' "${u%:*}" | prof-svg > "$TMP/v.svg"
+		cmp "$TMP/u.svg" "$TMP/v.svg"
 	done
+	printf '[count: ms] 0\na 1500\nb 12\n' | prof-svg > "$TMP/ms.svg"
+	grep -qF '<title>all (1.51 s, 100.00%)</title>' "$TMP/ms.svg"
 	printf '# count: ms\na 1500\nb 12\n' | prof-svg > "$TMP/ms.svg"
 	grep -qF '<title>all (1.51 s, 100.00%)</title>' "$TMP/ms.svg"
 	grep -qF '<title>a (1.5 s, 99.21%)</title>' "$TMP/ms.svg"
@@ -58,6 +63,25 @@ legend() {
 	[ "$(grep -cF ', ns: ' "$TMP/s.svg")" -eq 0 ]
 	printf '# count: cycles\na 1500\n' | prof-svg | grep -qF '<title>a (1,500 cycles, 100.00%)</title>'
 	printf '# count: Seconds\na 1500\n' | prof-svg | grep -qF '<title>a (1,500 Seconds, 100.00%)</title>'
+	printf '[count: cycles] 0\na 1500\n' | prof-svg | grep -qF '<title>a (1,500 cycles, 100.00%)</title>'
+}
+
+@test "prof-fold's off-CPU output, unit line first, draws as the '# count:' form did" {
+	# The fixture in the form of earlier versions, and in this one's.
+	sed '1s/^# count: nanoseconds$/[count: nanoseconds] 0/' "$FIX/wall.folded" > "$TMP/wall.folded"
+	head -1 "$TMP/wall.folded" | grep -qxF '[count: nanoseconds] 0'
+	prof-svg --minwidth 0 "$FIX/wall.folded" > "$TMP/old.svg"
+	prof-svg --minwidth 0 "$TMP/wall.folded" > "$TMP/new.svg"
+	cmp "$TMP/old.svg" "$TMP/new.svg"
+	grep -qF '<title>all (1.57 s, 100.00%)</title>' "$TMP/new.svg"
+	# And straight from prof-fold: times, with the blocked ones blue.
+	prof-fold "$BATS_TEST_DIRNAME/fixtures/fold-offcpu/offcpu.txt" > "$TMP/off.folded"
+	head -1 "$TMP/off.folded" | grep -qxF '[count: nanoseconds] 0'
+	prof-svg --minwidth 0 "$TMP/off.folded" > "$TMP/off.svg"
+	xmllint --noout "$TMP/off.svg"
+	frames "$TMP/off.svg" | grep -qE '^\[off-cpu\] \([0-9.]+ (ns|us|ms|s), [0-9.]+%\)\|rgb\(([0-9]+),([0-9]+),2[0-9][0-9]\)$'
+	run ! grep -qF 'count: nanoseconds' "$TMP/off.svg"
+	grep -qF 'ns: 1 };' "$TMP/off.svg"
 }
 
 @test "frames whose whole time is blocked are blue; mixed and on-CPU frames, wakers and -- keep their colours" {

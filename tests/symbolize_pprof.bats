@@ -64,9 +64,10 @@ pprof() {
 	go tool pprof -symbolize=none "$@"
 }
 
-# leaf_counts: folded stacks on stdin as "LEAF COUNT", summed, sorted.
+# leaf_counts: folded stacks on stdin as "LEAF COUNT", summed, sorted;
+# comments and prof-fold's unit line ("[count: UNIT] 0") left out.
 leaf_counts() {
-	awk '/^#/ { next } { n = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";"); s[f[k]] += n }
+	awk '/^#/ || /^\[count: [^] ]+\] 0$/ { next } { n = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";"); s[f[k]] += n }
 	     END { for (l in s) print l, s[l] }' | sort
 }
 
@@ -106,7 +107,9 @@ top_flat() {
 		echo "off 1/1 2 2000 ffffffff81000010 $(at compute 4),$(at main 16) 2/3 ffffffff81000210 $(at main 16)"
 	} | mkcap offcpu-time
 	# prof-fold ends a blocked stack in [off-cpu] (and its wakers after
-	# --): the frame before is where the thread blocked.
+	# --): the frame before is where the thread blocked.  Its counts are
+	# nanoseconds, said in its first line.
+	[ "$(prof-symbolize --no-debuginfod "$TMP/cap.prof" | prof-fold | head -1)" = "[count: nanoseconds] 0" ]
 	prof-symbolize --no-debuginfod "$TMP/cap.prof" | prof-fold |
 		sed 's/;--;.*\( [0-9]*\)$/\1/; s/;\[off-cpu\]\( [0-9]*\)$/\1/' | leaf_counts > "$TMP/fold"
 	prof-symbolize --no-debuginfod -f pprof "$TMP/cap.prof" > "$TMP/p.pb.gz"
@@ -163,20 +166,34 @@ top_flat() {
 	gzip -t "$TMP/p.pb.gz"
 }
 
-@test "pprof: unresolved frames keep their address and mapping, without functions" {
+@test "pprof: unresolved frames keep their address and mapping, named [FILE]; pprof symbolizes them again" {
 	{ echo "comm 1 1 target"; echo "on 1/1 1 - 12345678"; echo "on 1/1 1 - $(at main 16)"; } |
 		mkcap cpu-clock
-	# A file that is not there any more: the mapping's frames stay unresolved.
+	# A file that is not there at the time: the mapping's frames stay
+	# unresolved.  (No build-id cache that could have it.)
+	cp "$PROF_WORKLOADS/chain" "$TMP/chain"
 	env MKCAPTURE_EVENT=cpu-clock MKCAPTURE_MINOR=4 "$PROF_WORKLOADS/mkcapture" \
-		"$PROF_WORKLOADS/chain" /nonexistent/chain < <(echo "on 1/1 1 - $(at main 16)") > "$TMP/gone.prof"
+		"$PROF_WORKLOADS/chain" "$TMP/chain" < <(echo "on 1/1 1 - $(at main 16)") > "$TMP/gone.prof"
+	mv "$TMP/chain" "$TMP/chain.away"
+	export PROF_BUILD_ID_DIR="$TMP/empty"
 	prof-symbolize --no-debuginfod -f pprof "$TMP/gone.prof" > "$TMP/p.pb.gz" 2> "$TMP/err"
 	prof-symbolize --no-debuginfod "$TMP/gone.prof" 2> /dev/null | grep -q '\[chain\]+0x'
 	pprof -raw "$TMP/p.pb.gz" > "$TMP/raw"
 	cat "$TMP/raw"
-	grep -qE '^ +[0-9]+: 0x7f[0-9a-f]+ M=1 $' "$TMP/raw"
-	grep -qE '^1: 0x7f[0-9a-f]+/0x7f[0-9a-f]+/0x[0-9a-f]+ /nonexistent/chain [0-9a-f]{40} $' "$TMP/raw"
+	# Named as folded stacks name it, so every reader shows its time...
+	grep -qE '^ +[0-9]+: 0x7f[0-9a-f]+ M=1 \[chain\] :0 s=0$' "$TMP/raw"
+	# ...and the mapping says it has no functions: pprof symbolizes it
+	# again from the file, once it is there.
+	grep -qE "^1: 0x7f[0-9a-f]+/0x7f[0-9a-f]+/0x[0-9a-f]+ $TMP/chain [0-9a-f]{40} \$" "$TMP/raw"
+	# --bare-unresolved: no function at all, for a server that
+	# symbolizes only those (Parca).
+	prof-symbolize --no-debuginfod --bare-unresolved -f pprof "$TMP/gone.prof" > "$TMP/b.pb.gz"
+	pprof -raw "$TMP/b.pb.gz" | grep -qE '^ +[0-9]+: 0x7f[0-9a-f]+ M=1 $'
+	mv "$TMP/chain.away" "$TMP/chain"
+	HOME="$TMP" go tool pprof -top -symbolize=local "$TMP/p.pb.gz" 2>&1 | grep -qE ' main$'
+	# An address in no mapping: [unknown].
 	prof-symbolize --no-debuginfod -f pprof "$TMP/cap.prof" > "$TMP/p2.pb.gz"
-	pprof -raw "$TMP/p2.pb.gz" | grep -qE '^ +[0-9]+: 0x7f0012345678 $'
+	pprof -raw "$TMP/p2.pb.gz" | grep -qE '^ +[0-9]+: 0x7f0012345678 \[unknown\] :0 s=0$'
 }
 
 @test "pprof: --inline --lines gives a location a line per inlined function, innermost first" {

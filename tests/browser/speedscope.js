@@ -15,11 +15,13 @@ const { chromium } = require('playwright-core');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const INDEX = path.join(__dirname, 'node_modules/speedscope/dist/release/index.html');
 
-// speedscope prints times as "280.00ms (100%)" and counts as "1.20K (40%)":
+// speedscope prints times as "280.00ms (100%)", counts as "1.20K (40%)":
 // back to one number in the profile's unit, as precise as those decimals.
 const SCALE = { ns: 1, 'µs': 1e3, us: 1e3, ms: 1e6, s: 1e9, min: 60e9, h: 3600e9, K: 1e3, M: 1e6, B: 1e9 };
 function value(text) {
-	const m = /^\s*([\d.]+)\s*([a-zµ]*|[KMB])\b/i.exec(text.replace(/\(.*$/, ''));
+	// (A profile without a unit, as folded stacks, gets toLocaleString's
+	// "2,202,000,001".)
+	const m = /^\s*([\d.]+)\s*([a-zµ]*|[KMB])\b/i.exec(text.replace(/\(.*$/, '').replace(/,/g, ''));
 	if (!m) throw new Error(`not a speedscope value: ${JSON.stringify(text)}`);
 	return Math.round(Number(m[1]) * (m[2] ? SCALE[m[2]] : 1));
 }

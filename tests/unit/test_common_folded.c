@@ -1,7 +1,8 @@
 /*
  * The folded-stack syntax both readers share (common/folded.c): stack
- * lines of one and two columns, what is not one, comments and the
- * "# count: UNIT" line, the counts' values, the writer; and the frame-kind
+ * lines of one and two columns, what is not one, comments and the unit
+ * line ("[count: UNIT] 0", or the "# count: UNIT" comment of earlier
+ * versions), the counts' values, the writer; and the frame-kind
  * annotations of folded names (common/frame_kind.c).
  */
 #include <stdint.h>
@@ -115,12 +116,86 @@ TEST(comments_and_unit)
 	CHECK(l.unit == NULL);
 	CHECK_INT(folded_parse("# count: a\0b", 12, 1, &l), FOLDED_COMMENT);
 	CHECK(l.unit == NULL);
+	/* The old form's unit stays the unit whatever follows it. */
+	CHECK_INT(PARSE("# count: nanoseconds", 2), FOLDED_COMMENT);
+	CHECK_STR(str(l.unit, l.unit_len), "nanoseconds");
 	CHECK(folded_unit_ok("page-faults", 11));
 	CHECK(!folded_unit_ok("", 0));
 	char word[80];
 	memset(word, 'x', sizeof(word));
 	CHECK(folded_unit_ok(word, FOLDED_UNIT_MAX));
 	CHECK(!folded_unit_ok(word, FOLDED_UNIT_MAX + 1));
+}
+
+/* The unit line of this version: a stack of one frame, "[count: UNIT]",
+ * that counts 0.  Anything else like it is a stack like any other. */
+TEST(unit_line)
+{
+	struct folded_line l;
+
+	CHECK_INT(PARSE("[count: nanoseconds] 0", 1), FOLDED_COMMENT);
+	CHECK(l.unit != NULL);
+	CHECK_STR(str(l.unit, l.unit_len), "nanoseconds");
+	CHECK_INT(PARSE("[count: page-faults] 0", 2), FOLDED_COMMENT);
+	CHECK_STR(str(l.unit, l.unit_len), "page-faults");
+	CHECK_INT(PARSE("[count: cycles:u] 0 \r", 1), FOLDED_COMMENT);
+	CHECK_STR(str(l.unit, l.unit_len), "cycles:u");
+	/* A count that is not 0: a stack, with its count. */
+	CHECK_INT(PARSE("[count: nanoseconds] 5", 1), FOLDED_STACK);
+	CHECK(l.unit == NULL);
+	CHECK_INT(l.stack_len, 20);
+	CHECK_STR(COUNT(0), "5");
+	CHECK_INT(PARSE("[count: nanoseconds] 00", 1), FOLDED_STACK);
+	CHECK(l.unit == NULL);
+	CHECK_INT(PARSE("[count: nanoseconds] 0.0", 1), FOLDED_STACK);
+	CHECK(l.unit == NULL);
+	/* Two columns are a differential stack, not the unit line. */
+	CHECK_INT(PARSE("[count: nanoseconds] 0 0", 2), FOLDED_STACK);
+	CHECK(l.unit == NULL);
+	CHECK_INT(l.ncounts, 2);
+	/* Not a plain word: no unit, a stack. */
+	CHECK_INT(PARSE("[count: two words] 0", 1), FOLDED_STACK);
+	CHECK(l.unit == NULL);
+	CHECK_INT(l.stack_len, 18);
+	CHECK_INT(PARSE("[count: <b>] 0", 1), FOLDED_STACK);
+	CHECK(l.unit == NULL);
+	CHECK_INT(PARSE("[count: a;b] 0", 1), FOLDED_STACK);
+	CHECK(l.unit == NULL);
+	CHECK_INT(PARSE("[count: ] 0", 1), FOLDED_STACK);
+	CHECK(l.unit == NULL);
+	CHECK_INT(folded_parse("[count: a\0b] 0", 14, 1, &l), FOLDED_STACK);
+	CHECK(l.unit == NULL);
+	/* The frame must be the whole stack, and the whole frame. */
+	CHECK_INT(PARSE("a;[count: ns] 0", 1), FOLDED_STACK);
+	CHECK(l.unit == NULL);
+	CHECK_INT(l.stack_len, 13);
+	CHECK_INT(PARSE("[count: ns];a 0", 1), FOLDED_STACK);
+	CHECK(l.unit == NULL);
+	CHECK_INT(PARSE("[count: ns]x 0", 1), FOLDED_STACK);
+	CHECK(l.unit == NULL);
+	CHECK_INT(PARSE(" [count: ns] 0", 1), FOLDED_STACK);
+	CHECK(l.unit == NULL);
+	CHECK_INT(PARSE("[count: ns]  0", 1), FOLDED_STACK);
+	CHECK(l.unit == NULL);
+	CHECK_INT(PARSE("[Count: ns] 0", 1), FOLDED_STACK);
+	CHECK(l.unit == NULL);
+	/* Without its count it is a bad line, as any other. */
+	CHECK_INT(PARSE("[count: ns]", 1), FOLDED_BAD_COUNT);
+	CHECK(l.unit == NULL);
+	/* A unit of the longest length is one; one longer is a stack. */
+	char line[FOLDED_UNIT_MAX + 16] = "[count: ";
+	memset(line + 8, 'x', FOLDED_UNIT_MAX);
+	strcpy(line + 8 + FOLDED_UNIT_MAX, "] 0");
+	CHECK_INT(PARSE(line, 1), FOLDED_COMMENT);
+	CHECK_INT(l.unit_len, FOLDED_UNIT_MAX);
+	memset(line + 8, 'x', FOLDED_UNIT_MAX + 1);
+	strcpy(line + 9 + FOLDED_UNIT_MAX, "] 0");
+	CHECK_INT(PARSE(line, 1), FOLDED_STACK);
+	CHECK(l.unit == NULL);
+	/* A unit is not left over from the line before. */
+	CHECK_INT(PARSE("[count: ns] 0", 1), FOLDED_COMMENT);
+	CHECK_INT(PARSE("a;b 3", 1), FOLDED_STACK);
+	CHECK(l.unit == NULL);
 }
 
 TEST(count_values)
@@ -150,9 +225,12 @@ TEST(writer_reads_back)
 	folded_write_unit(f, "cycles");
 	folded_write_stack(f, "a;b", 3, UINT64_MAX);
 	fclose(f);
-	CHECK_STR(buf, "# count: cycles\na;b 18446744073709551615\n");
-	CHECK_INT(folded_parse(buf, 15, 1, &l), FOLDED_COMMENT);
+	CHECK_STR(buf, "[count: cycles] 0\na;b 18446744073709551615\n");
+	CHECK_INT(folded_parse(buf, 17, 1, &l), FOLDED_COMMENT);
 	CHECK_STR(str(l.unit, l.unit_len), "cycles");
+	CHECK_INT(folded_parse(buf + 18, 24, 1, &l), FOLDED_STACK);
+	CHECK(l.unit == NULL);
+	CHECK_INT(l.stack_len, 3);
 }
 
 TEST(frame_kinds)

@@ -50,6 +50,49 @@ TEST(read_one_column)
 	ft_free(t);
 }
 
+/* prof-fold's unit line, "[count: UNIT] 0": the unit, not a frame; a
+ * line like it that counts is a stack as any other. */
+TEST(read_unit_line)
+{
+	struct folded_stats st = { 0 };
+	struct frame_tree *t = read_text("[count: nanoseconds] 0\na;b 3\na;c 4\n", FOLDED_ANY, &st);
+
+	CHECK_STR(st.unit, "nanoseconds");
+	CHECK_INT(st.columns, 1);
+	CHECK_INT(st.lines, 2);
+	CHECK_INT(st.bad, 0);
+	CHECK(t->nodes[0].count == 7);
+	CHECK_INT(t->n, 4); /* root a b c: no "[count: nanoseconds]" frame */
+	CHECK(!t->diff);
+	ft_free(t);
+	/* Before a differential file's lines it is the unit too, and does not
+	 * make the file one of one column. */
+	memset(&st, 0, sizeof(st));
+	t = read_text("[count: ns] 0\na;b 1 2\n", FOLDED_ANY, &st);
+	CHECK_STR(st.unit, "ns");
+	CHECK_INT(st.columns, 2);
+	CHECK(t->diff);
+	CHECK_INT(st.lines, 1);
+	CHECK_INT(st.bad, 0);
+	CHECK(t->nodes[0].count == 2);
+	ft_free(t);
+	/* As is a --diff file's, and a later one's. */
+	memset(&st, 0, sizeof(st));
+	t = read_text("a;b 5\n[count: ms] 0\n", FOLDED_AFTER, &st);
+	CHECK_STR(st.unit, "ms");
+	CHECK_INT(st.lines, 1);
+	CHECK(t->nodes[0].count == 5);
+	ft_free(t);
+	/* A count that is not 0, or not a plain word: a stack, no unit. */
+	memset(&st, 0, sizeof(st));
+	t = read_text("[count: nanoseconds] 5\n[count: two words] 0\n", FOLDED_ANY, &st);
+	CHECK_STR(st.unit, "");
+	CHECK_INT(st.lines, 2);
+	CHECK_INT(t->n, 3); /* root and two frames */
+	CHECK(t->nodes[0].count == 5);
+	ft_free(t);
+}
+
 TEST(read_two_columns)
 {
 	struct folded_stats st = { 0 };
