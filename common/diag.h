@@ -25,6 +25,16 @@ enum {
 			     output that could not be written */
 };
 
+/* Stacks cut short (partial, not lost) are said in one line without -v
+ * only when they are at least 1 in CUT_WARN_SHARE of the samples: a few
+ * in thousands are the normal state of distribution code, and a line on
+ * every run (of a service that ships a file a minute) is noise. */
+#define CUT_WARN_SHARE 100
+static inline int cut_matters(unsigned long long cut, unsigned long long samples)
+{
+	return cut > 0 && cut * CUT_WARN_SHARE >= samples;
+}
+
 /* --help: prints usage on stdout and exits 0 (EXIT_USAGE, with a message,
  * if stdout cannot be written). */
 void help_exit(const char *usage) __attribute__((noreturn));

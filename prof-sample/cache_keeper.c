@@ -461,6 +461,32 @@ static bool confine(void *arg)
 	return true;
 }
 
+bool cache_keeper_tend(const char *dir, uint64_t limit, FILE *list)
+{
+	struct keeper k = { .dir = dir, .limit = limit, .lock = -1 };
+	uint64_t n = 0;
+
+	/* As the keeper starts: confined to the cache, scanned, pruned to
+	 * the limit; then it is this process that lists it. */
+	if (!confine(&k))
+		return false;
+	for (size_t i = 0; i < k.n; i++) {
+		const struct entry *e = &k.e[i];
+		char when[32];
+		struct tm tm;
+		time_t t = (time_t)e->mtime;
+		if (!e->rel[0])
+			continue;
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", localtime_r(&t, &tm));
+		if (list)
+			fprintf(list, "%s %12" PRIu64 " %s/%s\n", when, e->size, dir, e->rel);
+		n++;
+	}
+	warnx("build-id cache %s: %" PRIu64 " entries, %.1f MiB of a %.1f MiB limit", dir, n,
+	      (double)k.total / (1 << 20), (double)limit / (1 << 20));
+	return true;
+}
+
 bool cache_keeper_start(struct helper *h, const char *dir, uint64_t limit)
 {
 	struct keeper k = { .dir = dir, .limit = limit, .lock = -1 };

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "helper.h"
 
@@ -24,6 +25,13 @@
  * the user and be private to them), bounded to limit bytes.  False, with
  * a message, if it cannot. */
 bool cache_keeper_start(struct helper *h, const char *dir, uint64_t limit);
+
+/* prof-sample --build-id-cache-list and --build-id-cache-prune, in this
+ * process, which is confined as the keeper is: deletes the least recently
+ * used entries until dir holds at most limit bytes, then writes what is
+ * left to list (unless NULL), least recently used first, one
+ * "LAST-USED BYTES PATH" line each, and says the total on stderr. */
+bool cache_keeper_tend(const char *dir, uint64_t limit, FILE *list);
 
 /* Whether owner's part of the cache has an entry for build-id id (and
  * it is then kept as used by this capture).  -1 if the keeper is gone. */

@@ -13,17 +13,19 @@
 
 void command_spawn(struct command *c, char **argv, bool stdout_is_capture)
 {
-	int fds[2];
+	int fds[2], ex[2];
 	char byte;
 
 	memset(c, 0, sizeof(*c));
-	if (pipe2(fds, O_CLOEXEC) != 0)
+	/* ex is closed by a successful exec, and carries errno otherwise. */
+	if (pipe2(fds, O_CLOEXEC) != 0 || pipe2(ex, O_CLOEXEC) != 0)
 		err(EXIT_USAGE, "pipe");
 	c->pid = fork();
 	if (c->pid < 0)
 		err(EXIT_USAGE, "fork");
 	if (c->pid == 0) {
 		close(fds[1]);
+		close(ex[0]);
 		/* The parent closes its end once the filter is in place. */
 		if (read(fds[0], &byte, 1) != 0)
 			_exit(127);
@@ -33,11 +35,16 @@ void command_spawn(struct command *c, char **argv, bool stdout_is_capture)
 			_exit(127);
 		signal(SIGPIPE, SIG_DFL);
 		execvp(argv[0], argv);
-		fprintf(stderr, "prof-sample: %s: %s\n", argv[0], strerror(errno));
+		int e = errno;
+		fprintf(stderr, "prof-sample: %s: %s\n", argv[0], strerror(e));
+		if (write(ex[1], &e, sizeof(e)) < 0)
+			_exit(127);
 		_exit(127);
 	}
 	close(fds[0]);
+	close(ex[1]);
 	c->go_fd = fds[1];
+	c->exec_fd = ex[0];
 }
 
 void command_start(struct command *c)
@@ -50,8 +57,18 @@ void command_start(struct command *c)
 
 bool command_done(struct command *c)
 {
-	if (!c->exited && c->pid > 0 && waitpid(c->pid, &c->status, WNOHANG) == c->pid)
+	int e;
+
+	if (!c->exited && c->pid > 0 && waitpid(c->pid, &c->status, WNOHANG) == c->pid) {
 		c->exited = true;
+		/* The child is gone: its end is closed, and the read cannot
+		 * block. */
+		if (c->exec_fd > 0) {
+			c->exec_failed = read(c->exec_fd, &e, sizeof(e)) == sizeof(e);
+			close(c->exec_fd);
+			c->exec_fd = -1;
+		}
+	}
 	return c->exited;
 }
 

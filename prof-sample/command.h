@@ -10,8 +10,10 @@
 
 struct command {
 	pid_t pid;
-	int go_fd; /* closing it lets the child exec */
+	int go_fd;   /* closing it lets the child exec */
+	int exec_fd; /* the child's errno arrives here if its exec fails */
 	bool exited;
+	bool exec_failed; /* it said why itself: nothing else is to be said */
 	int status; /* wait status once exited */
 };
 

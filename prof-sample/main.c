@@ -16,6 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "build_id.h"
+#include "cache_keeper.h"
 #include "command.h"
 #include "diag.h"
 #include "options.h"
@@ -121,6 +123,23 @@ static bool finished(const struct options *o, struct command *cmd)
 	return exiting || (o->command && command_done(cmd)) || targets_gone(&o->targets);
 }
 
+/* --build-id-cache-list, --build-id-cache-prune: the cache alone. */
+static int tend_cache(const struct options *o)
+{
+	char buf[4096];
+	const char *dir = o->build_id_dir ? o->build_id_dir : build_id_cache_dir(buf, sizeof(buf));
+
+	if (!dir)
+		errx(EXIT_USAGE, "no build-id cache (no HOME)");
+	if (!cache_keeper_tend(dir, o->build_id_cache_size, o->cache_list ? stdout : NULL))
+		return EXIT_USAGE;
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		warn("standard output");
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	struct options opt;
@@ -140,6 +159,8 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
 	parse_options(argc, argv, &opt);
+	if (opt.cache_list || opt.cache_prune)
+		return tend_cache(&opt);
 	verbose_libbpf = opt.verbose > 1;
 	libbpf_set_print(libbpf_print);
 	/* --rotate's files are made once sampling can start. */
@@ -216,9 +237,11 @@ int main(int argc, char **argv)
 			status = EXIT_USAGE;
 		session.out = NULL;
 	}
-	session_report(&session);
-	/* Files lost or not printed (their directory tampered with, say)
-	 * make the run's output partial. */
+	/* Samples, stacks or blocks lost (a ring that overflowed at a high
+	 * frequency), and files lost or not printed (their directory
+	 * tampered with, say), make the run's output partial. */
+	if (session_report(&session, !(opt.command && cmd.exec_failed)) && status == EXIT_OK)
+		status = EXIT_PARTIAL;
 	if (opt.rotate && rotation_report(&rot) && status == EXIT_OK)
 		status = EXIT_PARTIAL;
 

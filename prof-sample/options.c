@@ -81,6 +81,10 @@ static const char usage[] =
 	"                           root, else ~/.cache/prof; $PROF_BUILD_ID_DIR)\n"
 	"      --build-id-cache-size SIZE  its limit, least recently used entries\n"
 	"                           deleted past it (default 2G; K, M, G suffixes)\n"
+	"      --build-id-cache-list  list the cache's entries, least recently used\n"
+	"                           first (\"LAST-USED BYTES PATH\"), and exit\n"
+	"      --build-id-cache-prune SIZE  delete its least recently used entries\n"
+	"                           until it holds at most SIZE (0 empties it), and exit\n"
 	"      --rotate SECS        a new capture file every SECS seconds (a whole\n"
 	"                           number), named by -o PATTERN and its strftime(3)\n"
 	"                           fields at the file's start (e.g.\n"
@@ -181,7 +185,7 @@ void parse_options(int argc, char **argv, struct options *o)
 		OPT_KEEP_STACK,
 		OPT_NO_PYTHON,
 		OPT_BUILD_ID_DIR,
-		OPT_BUILD_ID_SIZE,
+		OPT_BUILD_ID_SIZE, OPT_CACHE_LIST, OPT_CACHE_PRUNE,
 		OPT_CALL_GRAPH,
 		OPT_OFF_CPU,
 		OPT_WALL,
@@ -217,6 +221,8 @@ void parse_options(int argc, char **argv, struct options *o)
 		{ "no-build-id-cache", no_argument, NULL, 'N' },
 		{ "build-id-dir", required_argument, NULL, OPT_BUILD_ID_DIR },
 		{ "build-id-cache-size", required_argument, NULL, OPT_BUILD_ID_SIZE },
+		{ "build-id-cache-list", no_argument, NULL, OPT_CACHE_LIST },
+		{ "build-id-cache-prune", required_argument, NULL, OPT_CACHE_PRUNE },
 		{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
 		{ "wall", no_argument, NULL, OPT_WALL },
 		{ "state", required_argument, NULL, OPT_STATE },
@@ -341,6 +347,14 @@ void parse_options(int argc, char **argv, struct options *o)
 		case OPT_BUILD_ID_SIZE:
 			o->build_id_cache_size = parse_size(optarg, "build-id cache size");
 			break;
+		case OPT_CACHE_LIST:
+			o->cache_list = true;
+			break;
+		case OPT_CACHE_PRUNE:
+			o->cache_prune = true;
+			o->build_id_cache_size =
+				strcmp(optarg, "0") == 0 ? 0 : parse_size(optarg, "build-id cache size");
+			break;
 		case OPT_OFF_CPU:
 			off_only = o->off_cpu = true;
 			break;
@@ -426,6 +440,9 @@ void parse_options(int argc, char **argv, struct options *o)
 		exit(EXIT_USAGE);
 	if (o->keep && !o->rotate)
 		errx(EXIT_USAGE, "--keep applies to --rotate");
+	if ((o->cache_list || o->cache_prune) && (optind < argc || !o->build_id_cache))
+		errx(EXIT_USAGE, "--build-id-cache-list and --build-id-cache-prune tend the cache "
+				 "and exit: no COMMAND, no --no-build-id-cache");
 	if (optind < argc)
 		o->command = argv + optind;
 	if (o->command && (o->targets.npids || o->targets.ntids))

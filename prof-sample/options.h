@@ -25,6 +25,9 @@ struct options {
 	bool build_id_cache;	  /* false with --no-build-id-cache */
 	const char *build_id_dir; /* --build-id-dir, or NULL: the default */
 	uint64_t build_id_cache_size;
+	/* --build-id-cache-list, --build-id-cache-prune: tend the cache and
+	 * exit, sampling nothing. */
+	bool cache_list, cache_prune;
 	struct targets targets;
 	char **command; /* after "--", or NULL */
 	bool all;	/* -a: every process, even with a command */

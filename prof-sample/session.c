@@ -28,10 +28,15 @@ _Static_assert(PROF_NR_COUNTERS <= 16, "session.counters is too small");
  * not fill up, and the command's exit is noticed. */
 #define POLL_MS 100
 
+static const char *cache_dir(const struct options *o, char *buf, size_t size)
+{
+	return o->build_id_dir ? o->build_id_dir : build_id_cache_dir(buf, size);
+}
+
 static bool start_cache(struct build_id_cache *c, const struct options *o)
 {
 	char buf[4096];
-	const char *dir = o->build_id_dir ? o->build_id_dir : build_id_cache_dir(buf, sizeof(buf));
+	const char *dir = cache_dir(o, buf, sizeof(buf));
 
 	if (!dir) {
 		warnx("no build-id cache (no HOME): files that go away stay unresolved");
@@ -376,11 +381,11 @@ static void report_blocks(const struct session *s, const struct recorder_stats *
 }
 
 static void report_samples(const struct recorder_stats *st, const struct options *o,
-			   bool verbose)
+			   bool verbose, bool say_empty)
 {
 	if (verbose)
 		warnx("%" PRIu64 " samples, %u distinct stacks", st->samples, st->stacks);
-	if (st->taken == 0)
+	if (st->taken == 0 && say_empty)
 		warnx("no samples were taken: the targets %s while sampling%s",
 		      !o->off_cpu  ? "never ran on a CPU"
 		      : o->on_cpu ? "neither ran on a CPU nor blocked"
@@ -406,8 +411,9 @@ static void report_samples(const struct recorder_stats *st, const struct options
 		warnx("lost %" PRIu64 " of %" PRIu64 " samples: ring buffer full "
 		      "(prof-sample could not unwind as fast as samples came)",
 		      st->lost[CAP_LOSS_RING], st->taken);
-	if (st->lost[CAP_LOSS_TRUNC_NO_CFI] || st->lost[CAP_LOSS_TRUNC_STACK] ||
-	    st->lost[CAP_LOSS_TRUNC_ERROR])
+	uint64_t cut = st->lost[CAP_LOSS_TRUNC_NO_CFI] + st->lost[CAP_LOSS_TRUNC_STACK] +
+		       st->lost[CAP_LOSS_TRUNC_ERROR];
+	if (verbose ? cut > 0 : cut_matters(cut, st->taken))
 		warnx("user stacks cut short: %" PRIu64 " at code without CFI, %" PRIu64
 		      " at the end of the stack copy (see --stack-size), %" PRIu64
 		      " at CFI that could not be evaluated",
@@ -415,12 +421,18 @@ static void report_samples(const struct recorder_stats *st, const struct options
 		      st->lost[CAP_LOSS_TRUNC_ERROR]);
 }
 
-static void report_cache(const struct build_id_cache_stats *st, bool verbose)
+static void report_cache(const struct build_id_cache_stats *st, const struct options *o,
+			 bool verbose)
 {
+	char buf[4096];
+
+	/* Where it is and how far it may grow, said where -v users see it. */
 	if (verbose)
-		warnx("build-id cache: %" PRIu64 " file(s) stored (%" PRIu64 " KiB in %.0f ms), "
-		      "%" PRIu64 " there already, %" PRIu64 " mapping(s) of files whose owner could "
-		      "not be told",
+		warnx("build-id cache %s (up to %.0f MiB, least recently used entries deleted "
+		      "past it; --build-id-cache-list, --build-id-cache-prune): %" PRIu64
+		      " file(s) stored (%" PRIu64 " KiB in %.0f ms), %" PRIu64 " there already, "
+		      "%" PRIu64 " mapping(s) of files whose owner could not be told",
+		      cache_dir(o, buf, sizeof(buf)), (double)o->build_id_cache_size / (1 << 20),
 		      st->stored, st->bytes >> 10, (double)st->ns / 1e6, st->present, st->untold);
 	if (st->full)
 		warnx("build-id cache full: %" PRIu64 " file(s) not stored "
@@ -455,15 +467,16 @@ static void report_files(const struct mapped_files *f, bool verbose)
 		      r->given_up, FILE_READER_TIMEOUT_MS / 1000);
 }
 
-void session_report(struct session *s)
+bool session_report(struct session *s, bool say_empty)
 {
 	bool verbose = s->opt->verbose > 0;
 	struct recorder_stats run;
+	const uint64_t *l;
 
 	if (s->show_progress)
 		progress(s, true);
 	recorder_run_stats(s->rec, &run);
-	report_samples(&run, s->opt, verbose);
+	report_samples(&run, s->opt, verbose, say_empty);
 	if (verbose && s->skel->rodata->ticks_when_due)
 		warnx("clock ticks delivered after a switch: %llu due while a target ran, "
 		      "charged to it where it was switched out; %llu due before a target was "
@@ -475,6 +488,9 @@ void session_report(struct session *s)
 	if (s->opt->off_cpu)
 		report_blocks(s, &run, verbose);
 	if (s->have_cache)
-		report_cache(&s->cache.stats, verbose);
+		report_cache(&s->cache.stats, s->opt, verbose);
 	report_files(&s->files, verbose);
+	l = run.lost;
+	return l[CAP_LOSS_COUNT_MAP] || l[CAP_LOSS_RING] || l[CAP_LOSS_KSTACK] ||
+	       l[CAP_LOSS_USTACK] || l[CAP_LOSS_SWITCH];
 }

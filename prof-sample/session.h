@@ -71,7 +71,9 @@ bool session_step(struct session *s, bool *failed);
 /* After sampling has stopped: the last drain and the END record. */
 void session_finish(struct session *s);
 
-/* Tells the totals and losses on stderr. */
-void session_report(struct session *s);
+/* Tells the totals and losses on stderr (an empty capture only if
+ * say_empty: not after a command that could not run, which said so);
+ * true if samples, stacks or blocks were lost. */
+bool session_report(struct session *s, bool say_empty);
 
 #endif

@@ -250,10 +250,10 @@ static void report(const struct symbolizer *s, bool verbose)
 	if (s->lost[CAP_LOSS_KSTACK] || s->lost[CAP_LOSS_USTACK])
 		warnx("the capture lost %" PRIu64 " kernel and %" PRIu64 " user stacks",
 		      s->lost[CAP_LOSS_KSTACK], s->lost[CAP_LOSS_USTACK]);
-	if (truncated)
-		warnx("the capture has %" PRIu64 " user stacks cut short (no CFI, stack copy "
-		      "too short, or CFI not evaluable)",
-		      truncated);
+	if (verbose ? truncated > 0 : cut_matters(truncated, s->samples))
+		warnx("the capture has %" PRIu64 " of %" PRIu64 " user stacks cut short (no CFI, "
+		      "stack copy too short, or CFI not evaluable)",
+		      truncated, s->samples);
 	if (s->lost[CAP_LOSS_SWITCH])
 		warnx("the capture lost %" PRIu64 " off-CPU blocks (switch-out not timed)",
 		      s->lost[CAP_LOSS_SWITCH]);
