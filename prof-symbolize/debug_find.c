@@ -258,6 +258,19 @@ static void by_debuglink(struct debug_lookup *dl, Elf *bin, const char *binpath,
 		add_place(dl, CRC, 0, "%s%s/%s", dl->ds->dirs[i], od, name);
 }
 
+/* Whether elf names its functions beyond what the binary exports: a
+ * symbol table or DWARF. */
+static bool has_symbol_table(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB && sh.sh_size)
+			return true;
+	return elf_section_named(elf, ".debug_info", &sh) != NULL;
+}
+
 static bool by_debuginfod(struct debug_search *ds, const uint8_t *id, size_t idlen,
 			  struct elf_file *out)
 {
@@ -272,8 +285,16 @@ static bool by_debuginfod(struct debug_search *ds, const uint8_t *id, size_t idl
 		return false;
 	}
 	fd = debuginfod_find_debuginfo(ds->client, id, (int)idlen, &path);
-	if (fd < 0)
+	ds->dfd_asked++;
+	if (fd < 0) {
+		if (ds->dfd_failed < DEBUGINFOD_FAILURES_KEPT) {
+			struct debuginfod_failure *f = &ds->dfd_failures[ds->dfd_failed];
+			build_id_hex(id, idlen < 64 ? idlen : 64, f->build_id);
+			f->error = -fd;
+		}
+		ds->dfd_failed++;
 		return false;
+	}
 	bool ok = elf_file_adopt(out, fd, path ? path : "debuginfod", id, idlen, why, sizeof(why));
 	free(path);
 	return ok;
@@ -325,7 +346,18 @@ bool debug_lookup_end(struct debug_lookup *dl, struct file_places *asked, Elf *b
 		file_reader_open_groups(dl->ds->reader, &more, 1);
 		found = take(dl, from, &more, &from, out);
 	}
-	found = found || by_debuginfod(dl->ds, dl->id, dl->idlen, out);
+	if (!found) {
+		found = by_debuginfod(dl->ds, dl->id, dl->idlen, out);
+	} else if (!has_symbol_table(out->elf)) {
+		/* A copy that has no more than the binary (the build-id
+		 * cache's of a stripped file) must not stop the one place
+		 * that has its symbols from being asked. */
+		struct elf_file better = { .fd = -1 };
+		if (by_debuginfod(dl->ds, dl->id, dl->idlen, &better)) {
+			elf_file_close(out);
+			*out = better;
+		}
+	}
 	lookup_free(dl, asked);
 	return found;
 }

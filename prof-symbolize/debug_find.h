@@ -23,6 +23,8 @@
 
 #include "file_reader.h"
 
+#define DEBUGINFOD_FAILURES_KEPT 5
+
 struct debug_search {
 	const char *const *dirs; /* global debug directories, first wins */
 	size_t ndirs;
@@ -36,6 +38,13 @@ struct debug_search {
 	bool debuginfod;	 /* ask debuginfod (when DEBUGINFOD_URLS is set) */
 	void *client;		 /* debuginfod_client, created on first need */
 	bool client_failed;
+	/* Lookups the servers did not answer with a file: how many, and the
+	 * first few, for -v (a server down reads as "not found" otherwise). */
+	uint64_t dfd_failed, dfd_asked;
+	struct debuginfod_failure {
+		char build_id[2 * 64 + 1];
+		int error; /* errno: ENOENT when a server said it has none */
+	} dfd_failures[DEBUGINFOD_FAILURES_KEPT];
 };
 
 void debug_search_free(struct debug_search *ds);

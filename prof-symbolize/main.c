@@ -3,6 +3,7 @@
  * perf script's output that prof-fold and stackcollapse-perf.pl read, or
  * into a pprof profile.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -175,6 +176,16 @@ static void report_files(struct symbolizer *s)
 	if (shown > 10)
 		warnx("and %zu more files with unresolved frames (--build-ids lists every file)",
 		      shown - 10);
+	/* A server down, or no network, must not read as "no debug file". */
+	const struct debug_search *ds = &s->modules.ds;
+	for (uint64_t i = 0; i < ds->dfd_failed && i < DEBUGINFOD_FAILURES_KEPT; i++) {
+		const struct debuginfod_failure *f = &ds->dfd_failures[i];
+		warnx("debuginfod (%s): build-id %s: %s", getenv("DEBUGINFOD_URLS"), f->build_id,
+		      f->error == ENOENT ? "not found" : strerror(f->error));
+	}
+	if (ds->dfd_failed > DEBUGINFOD_FAILURES_KEPT)
+		warnx("debuginfod: %" PRIu64 " more lookups failed (%" PRIu64 " of %" PRIu64 ")",
+		      ds->dfd_failed - DEBUGINFOD_FAILURES_KEPT, ds->dfd_failed, ds->dfd_asked);
 	if (by_id && !getenv("DEBUGINFOD_URLS"))
 		warnx("debug files may be fetched by build-id: set DEBUGINFOD_URLS (Debian's: "
 		      "https://debuginfod.debian.net), or install the -dbgsym packages");

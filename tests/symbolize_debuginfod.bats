@@ -44,8 +44,9 @@ http_status() {
 	echo "${2:-}"
 }
 
-# start_debuginfod: on a free port (a few random tries), then waits (at most
-# 15 s) until its first scan has indexed the debug file.
+# start_debuginfod [STATUS]: on a free port (a few random tries), then waits
+# (at most 15 s) until its first scan has indexed the debug file (until it
+# answers STATUS for it: 404 when it has none).
 start_debuginfod() {
 	for _ in 1 2 3 4 5; do
 		PORT=$(( 20000 + RANDOM % 20000 ))
@@ -53,7 +54,7 @@ start_debuginfod() {
 		DPID=$!
 		for _ in $(seq 150); do
 			kill -0 "$DPID" 2>/dev/null || break
-			[ "$(http_status "/buildid/$BUILDID/debuginfo")" = 200 ] && return 0
+			[ "$(http_status "/buildid/$BUILDID/debuginfo")" = "${1:-200}" ] && return 0
 			sleep 0.1
 		done
 		kill "$DPID" 2>/dev/null || true
@@ -93,4 +94,39 @@ start_debuginfod() {
 	run prof-symbolize -o "$TMP/out.txt" "$TMP/cap.prof"
 	[[ "$output" == *"$TMP/prog: build-id differs from the capture's (file replaced?); its frames stay unresolved"* ]]
 	run ! grep -qE ' (burn|mix|work)\+' "$TMP/out.txt"
+}
+
+@test "a lookup that fails is said with -v: the server, the build-id and the error" {
+	"$PROF_WORKLOADS/mkcapture" "$TMP/prog" < "$TMP/addrs" > "$TMP/cap.prof"
+	export DEBUGINFOD_CACHE_PATH="$TMP/cache"
+	# A server that is down (its port closed), then one without the file.
+	kill "$DPID"
+	wait "$DPID" 2>/dev/null || true
+	DPID=
+	DEBUGINFOD_URLS="http://127.0.0.1:$PORT" prof-symbolize -v -o /dev/null "$TMP/cap.prof" 2> "$TMP/err"
+	cat "$TMP/err"
+	grep -qxF "prof-symbolize: debuginfod (http://127.0.0.1:$PORT): build-id $BUILDID: Connection refused" "$TMP/err"
+	# Without -v, nothing about it.
+	DEBUGINFOD_URLS="http://127.0.0.1:$PORT" prof-symbolize -o /dev/null "$TMP/cap.prof" 2> "$TMP/err"
+	run ! grep -q debuginfod "$TMP/err"
+	rm "$TMP/srv/prog.debug"
+	rm -rf "$TMP/cache"
+	start_debuginfod 404
+	DEBUGINFOD_URLS="http://127.0.0.1:$PORT" prof-symbolize -v -o /dev/null "$TMP/cap.prof" 2> "$TMP/err"
+	cat "$TMP/err"
+	grep -qxF "prof-symbolize: debuginfod (http://127.0.0.1:$PORT): build-id $BUILDID: not found" "$TMP/err"
+}
+
+@test "a debug directory's copy with no more symbols than the binary does not keep debuginfod from being asked" {
+	# As the build-id cache keeps a stripped file: by build-id, without a
+	# symbol table.
+	mkdir -p "$TMP/dbg/.build-id/${BUILDID:0:2}"
+	cp "$TMP/prog" "$TMP/dbg/.build-id/${BUILDID:0:2}/${BUILDID:2}.debug"
+	"$PROF_WORKLOADS/mkcapture" "$TMP/prog" < "$TMP/addrs" > "$TMP/cap.prof"
+	export DEBUGINFOD_CACHE_PATH="$TMP/cache"
+	DEBUGINFOD_URLS= prof-symbolize --debug-dir "$TMP/dbg" "$TMP/cap.prof" > "$TMP/none.txt"
+	run ! grep -q ' burn+' "$TMP/none.txt"
+	DEBUGINFOD_URLS="http://127.0.0.1:$PORT" prof-symbolize --debug-dir "$TMP/dbg" "$TMP/cap.prof" > "$TMP/out.txt"
+	grep -q ' burn+' "$TMP/out.txt"
+	[ -s "$TMP/cache/$BUILDID/debuginfo" ]
 }
