@@ -51,6 +51,8 @@ mount --rbind /dev "$dir/dev"
 # The host's network as it is: its resolver, and the certificate
 # authorities it added (a proxy's), for apt and npm alike.
 cp /etc/resolv.conf "$dir/etc/resolv.conf"
+# (An installed Debian has /etc/hosts, with localhost; debootstrap makes none.)
+cp /etc/hosts "$dir/etc/hosts"
 if ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
 	cp /usr/local/share/ca-certificates/*.crt "$dir/usr/local/share/ca-certificates/"
 	chroot "$dir" update-ca-certificates >/dev/null 2>&1

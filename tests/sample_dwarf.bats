@@ -149,12 +149,22 @@ wrong_calls() {
 	echo "main thread: $started of $main samples from _start, $builtins through a builtin"
 	[ "$main" -ge 300 ]
 	[ "$started" -ge $((main * 95 / 100)) ]
-	[ "$builtins" -ge $((main / 2)) ]
+	# V8's builtins are named where node's files name them: NodeSource's
+	# node does; Debian's node 18 strips them from libnode (its frames are
+	# then [libnode.so.108]: the stacks still reach _start, above).
+	named=$(ldd "$(command -v node)" | awk '$3 ~ /libnode/ { print $3 }')
+	if readelf -Ws "$(readlink -f "$(command -v node)")" $named 2>/dev/null | grep -q ' Builtins_'; then
+		[ "$builtins" -ge $((main / 2)) ]
+		builtin='Builtins_[A-Za-z]+'
+	else
+		echo "# node's builtins are not named in its files: not counted"
+		builtin='(Builtins_[A-Za-z]+|\[libnode[^;]*\])'
+	fi
 	prof-sample -F 499 -o "$TMP/cap2.prof" -- node --perf-basic-prof "$TMP/bench.js"
 	prof-symbolize "$TMP/cap2.prof" | prof-fold > "$TMP/folded2"
 	find /tmp -maxdepth 1 -name 'perf-*.map' -newer "$TMP/bench.js" -delete
 	# JIT code named from the perf map, under the builtins that called it.
-	grep -qE ';_start;.*;Builtins_[A-Za-z]+;(.*;)?JS:\*?fib [^;]*bench\.js' "$TMP/folded2"
+	grep -qE ";_start;.*;$builtin;(.*;)?JS:\\*?fib [^;]*bench\\.js" "$TMP/folded2"
 }
 
 @test "a stack copy too short: stacks are cut where it ends, counted, and every frame found is right" {

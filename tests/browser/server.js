@@ -11,6 +11,8 @@ const { ARGS } = require('./launch');
 		executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
 		headless: true,
 		args: ARGS,
+		// Not "localhost": a root without /etc/hosts cannot resolve it.
+		host: '127.0.0.1',
 	});
 	console.log(server.wsEndpoint());
 	const stop = async () => {
