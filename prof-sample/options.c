@@ -99,8 +99,9 @@ static const char usage[] =
 	"  -h, --help               show this help and exit\n"
 	"  -V, --version            show the version and exit\n"
 	"\n"
-	"Exit status: 0 capture complete, 1 capture cut short (samples could not\n"
-	"be read; with --rotate, a file lost or not printed), 2 usage error, the\n"
+	"Exit status: 0 capture complete, 1 samples lost (maps or ring full) or\n"
+	"capture cut short (samples could not be read; with --rotate, a file lost\n"
+	"or not printed), 2 usage error, the\n"
 	"profiler could not start or the capture (with --rotate, a file's path on\n"
 	"stdout) could not be written; with COMMAND, the command's own status\n"
 	"unless prof-sample failed with 2.\n";
