@@ -656,11 +656,14 @@ var header = null, footer = null;
 
 /* The texts are moved, once, into a group painted after the frames, with
  * a band of the page's colour behind them that reaches the page's edge and
- * covers only the margin they sit in when the page is not scrolled. */
+ * covers only the margin they sit in when the page is not scrolled.  The
+ * texts' baselines say where that is (a blank details line has no box):
+ * the header's margin ends below its lowest baseline, the footer's starts
+ * a line above its highest. */
 function pin(id, ids, toTop) {
-	var ns = "http://www.w3.org/2000/svg", lo = Infinity, hi = -Infinity, pad = C.fontsize * 0.4;
+	var ns = "http://www.w3.org/2000/svg", lo = Infinity, hi = -Infinity, fs = C.fontsize;
 	var g = doc.createElementNS(ns, "g"), band = doc.createElementNS(ns, "rect");
-	var stop = doc.querySelector("#background stop" + (toTop ? "" : ":last-child")), k, el, b;
+	var stop = doc.querySelector("#background stop" + (toTop ? "" : ":last-child")), k, el, y;
 	var H = +doc.documentElement.getAttribute("height");
 	g.setAttribute("id", id);
 	band.setAttribute("fill", stop ? stop.getAttribute("stop-color") : "#fff");
@@ -668,13 +671,13 @@ function pin(id, ids, toTop) {
 	for (k = 0; k < ids.length; k++) {
 		el = doc.getElementById(ids[k]);
 		if (!el) continue;
-		b = el.getBBox();
-		lo = Math.min(lo, b.y);
-		hi = Math.max(hi, b.y + b.height);
+		y = +el.getAttribute("y");
+		lo = Math.min(lo, y);
+		hi = Math.max(hi, y);
 		g.appendChild(el);
 	}
-	lo = toTop ? 0 : lo - pad;
-	hi = toTop ? hi + pad : H;
+	lo = toTop ? 0 : lo - fs * 1.1;
+	hi = toTop ? hi + fs * 0.4 : H;
 	band.setAttribute("x", 0);
 	band.setAttribute("y", lo);
 	band.setAttribute("width", C.width);

@@ -628,6 +628,21 @@ const checks = {
 			console.log(`# page ${v.H.toFixed(0)} px, window ${v.vh} px, scrolled to ${v.scrollY}, root frame at ${v.rootTop.toFixed(0)}-${v.rootBottom.toFixed(0)}`);
 			expect(v.H > 2 * v.vh, 'the graph is not taller than the window');
 			expect(v.rootTop >= 0 && v.rootBottom <= v.vh, 'the root frame is not in view on load');
+			// The pinned header and footer hide no frame in the window but
+			// those under their own margins: each frame row's middle, down
+			// the window, is the frame's.
+			const covered = await b.page.evaluate(() => {
+				const out = [];
+				for (const r of document.querySelectorAll('#frames > g > rect')) {
+					const q = r.getBoundingClientRect(), y = (q.top + q.bottom) / 2, x = (q.left + q.right) / 2;
+					if (q.width < 4 || y < 60 || y > window.innerHeight - 60) continue;
+					const hit = document.elementFromPoint(x, y);
+					if (hit !== r && !(hit && r.parentNode.contains(hit)))
+						out.push(`${r.parentNode.querySelector('title').textContent} under ${hit ? hit.parentNode.id || hit.tagName : 'nothing'}`);
+				}
+				return out;
+			});
+			expect(covered.length === 0, 'frames covered: ' + covered.slice(0, 3).join('; '));
 			if (inverted) expect(v.scrollY === 0, 'an icicle graph was scrolled');
 			else expect(v.scrollY > 0, 'a flame graph did not scroll to its root');
 			expect(await inView('title'), 'the title is not in view on load');
