@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -461,15 +462,15 @@ static bool confine(void *arg)
 	return true;
 }
 
-bool cache_keeper_tend(const char *dir, uint64_t limit, FILE *list)
+/* In a child of its own, as the keeper: confined to the cache, scanned,
+ * pruned to the limit, and then it lists it. */
+static int tend(const char *dir, uint64_t limit, FILE *list)
 {
 	struct keeper k = { .dir = dir, .limit = limit, .lock = -1 };
 	uint64_t n = 0;
 
-	/* As the keeper starts: confined to the cache, scanned, pruned to
-	 * the limit; then it is this process that lists it. */
 	if (!confine(&k))
-		return false;
+		return EXIT_USAGE;
 	for (size_t i = 0; i < k.n; i++) {
 		const struct entry *e = &k.e[i];
 		char when[32];
@@ -484,7 +485,37 @@ bool cache_keeper_tend(const char *dir, uint64_t limit, FILE *list)
 	}
 	warnx("build-id cache %s: %" PRIu64 " entries, %.1f MiB of a %.1f MiB limit", dir, n,
 	      (double)k.total / (1 << 20), (double)limit / (1 << 20));
-	return true;
+	if (list && (fflush(list) != 0 || ferror(list))) {
+		warn("standard output");
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+bool cache_keeper_tend(const char *dir, uint64_t limit, FILE *list)
+{
+	int status;
+	pid_t pid;
+
+	/* Not this process: a chrooted one has no /proc, and nothing that
+	 * runs at its exit (a sanitizer's leak check) may need it. */
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		warn("fork");
+		return false;
+	}
+	if (pid == 0) {
+		status = tend(dir, limit, list);
+		fflush(NULL);
+		_exit(status);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			warn("waitpid");
+			return false;
+		}
+	return WIFEXITED(status) && WEXITSTATUS(status) == EXIT_OK;
 }
 
 bool cache_keeper_start(struct helper *h, const char *dir, uint64_t limit)

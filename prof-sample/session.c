@@ -428,12 +428,12 @@ static void report_cache(const struct build_id_cache_stats *st, const struct opt
 
 	/* Where it is and how far it may grow, said where -v users see it. */
 	if (verbose)
-		warnx("build-id cache %s (up to %.0f MiB, least recently used entries deleted "
-		      "past it; --build-id-cache-list, --build-id-cache-prune): %" PRIu64
+		warnx("build-id cache: %s, up to %" PRIu64 " KiB (least recently used entries "
+		      "deleted past it; --build-id-cache-list, --build-id-cache-prune): %" PRIu64
 		      " file(s) stored (%" PRIu64 " KiB in %.0f ms), %" PRIu64 " there already, "
 		      "%" PRIu64 " mapping(s) of files whose owner could not be told",
-		      cache_dir(o, buf, sizeof(buf)), (double)o->build_id_cache_size / (1 << 20),
-		      st->stored, st->bytes >> 10, (double)st->ns / 1e6, st->present, st->untold);
+		      cache_dir(o, buf, sizeof(buf)), o->build_id_cache_size >> 10, st->stored,
+		      st->bytes >> 10, (double)st->ns / 1e6, st->present, st->untold);
 	if (st->full)
 		warnx("build-id cache full: %" PRIu64 " file(s) not stored "
 		      "(raise --build-id-cache-size)",

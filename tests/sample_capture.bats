@@ -279,7 +279,7 @@ prefork_checked() {
 	run prof-sample -v -F 199 --build-id-dir "$TMP/cache" --build-id-cache-size 64M -o "$TMP/cap.prof" \
 		-- "$PROF_WORKLOADS/chain" 0.5
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"prof-sample: build-id cache $TMP/cache (up to 64 MiB, least recently used entries deleted past it; --build-id-cache-list, --build-id-cache-prune): "* ]]
+	[[ "$output" == *"prof-sample: build-id cache: $TMP/cache, up to 65536 KiB (least recently used entries deleted past it; --build-id-cache-list, --build-id-cache-prune): "* ]]
 	# Every entry: when it was last used, its size, its path; the total
 	# on stderr.  (Last uses a second apart, so that their order is one.)
 	i=0
