@@ -66,8 +66,6 @@ static void configure_off_cpu(struct profile_bpf *skel, const struct options *o)
 	skel->rodata->max_block_ns = o->max_block_ns;
 	skel->rodata->block_states = o->states;
 	skel->rodata->wakeup_depth = o->wakeup_depth;
-	if (!o->off_cpu)
-		bpf_map__set_max_entries(skel->maps.held_stacks, 1);
 }
 
 /* A targeted capture samples with one clock per CPU (a clock per target
@@ -83,9 +81,16 @@ static void configure_ticks(struct profile_bpf *skel, const struct options *o)
 
 	skel->rodata->ticks_when_due = o->on_cpu && targeted;
 	bpf_program__set_autoload(skel->progs.oncpu_switch, skel->rodata->ticks_when_due);
-	/* Tens of such ticks a second, read at the next drain. */
-	if (skel->rodata->ticks_when_due && !o->off_cpu)
-		bpf_map__set_max_entries(skel->maps.held_stacks, 1024);
+}
+
+/* The held stacks are those of blocks and wakers (off-CPU: the map's own
+ * size), and of ticks charged at a switch (tens a second, read at the
+ * next drain); with neither, none (a map cannot have 0 entries). */
+static void size_held_stacks(struct profile_bpf *skel, const struct options *o)
+{
+	if (!o->off_cpu)
+		bpf_map__set_max_entries(skel->maps.held_stacks,
+					 skel->rodata->ticks_when_due ? 1024 : 1);
 }
 
 /* What the options ask of the BPF program, before it is loaded. */
@@ -105,6 +110,7 @@ static void configure(struct profile_bpf *skel, const struct options *o,
 	bpf_program__set_autoload(skel->progs.forget_exit, skel->rodata->filter_pids);
 	configure_off_cpu(skel, o);
 	configure_ticks(skel, o);
+	size_held_stacks(skel, o);
 	src->configure(skel, o);
 }
 

@@ -222,7 +222,6 @@ static void dwarf_configure(struct profile_bpf *skel, const struct options *o)
 	bpf_map__set_max_entries(skel->maps.counts0, 1);
 	bpf_map__set_max_entries(skel->maps.counts1, 1);
 	bpf_map__set_max_entries(skel->maps.raw_samples, ring_size(o));
-	skel->rodata->nr_cpus = libbpf_num_possible_cpus();
 }
 
 static struct bpf_program *dwarf_program(struct profile_bpf *skel)

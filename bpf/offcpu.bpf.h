@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * --off-cpu and --wall: blocks timed at the scheduler's switches and
+ * counted, or sent with their stacks, when they end.
+ */
+#ifndef PROF_BPF_OFFCPU_BPF_H
+#define PROF_BPF_OFFCPU_BPF_H
+
+/* Sends a pending block (dwarf) from its thread's context, with the user
+ * stack bytes if the thread is still where it blocked (same user stack
+ * pointer and instruction: the same system call), else without them. */
+static __always_inline void send_pending(void *ctx, struct block *b)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	bool same = BPF_CORE_READ(regs, sp) == b->sp && BPF_CORE_READ(regs, ip) == b->ip;
+
+	b->pending = 0;
+	if (!same)
+		count(PROF_LOST_BLOCK_USTACK);
+	send_raw(ctx, NULL, &b->key, b->weight, same);
+}
+
+/* Ends next's block: counted if it lasted as long as asked. */
+static __always_inline void end_block(struct task_struct *next, __u64 now)
+{
+	struct block *b = bpf_task_storage_get(&blocks, next, 0, 0);
+	struct sample_key *key;
+	__u64 weight;
+
+	if (!b || !b->start)
+		return;
+	weight = now - b->start;
+	/* A block longer than the capture's files is counted in pieces, one
+	 * per file (PROF_WAITS_CUT): the bounds are the whole block's. */
+	if (!b->adopted && now - b->began < min_block_ns) {
+		b->start = 0;
+		count(PROF_SHORT_BLOCKS);
+		return;
+	}
+	if (max_block_ns && now - b->began > max_block_ns) {
+		b->start = 0;
+		count(PROF_LONG_BLOCKS);
+		return;
+	}
+	key = unwind_dwarf ? &b->key : new_key(SLOT_TP);
+	if (!key)
+		return;
+	__builtin_memset(key, 0, sizeof(*key));
+	key->pid = BPF_CORE_READ(next, tgid);
+	key->tid = BPF_CORE_READ(next, pid);
+	BPF_CORE_READ_STR_INTO(&key->comm, next, comm);
+	key->kind = PROF_OFF_CPU;
+	key->kstack = b->kstack;
+	key->ustack = b->ustack;
+	if (wakeup_depth)
+		add_wakers(next, key, b->start);
+	b->start = 0;
+	count(PROF_SEEN);
+	if (unwind_dwarf) {
+		b->weight = weight;
+		b->pending = 1;
+		return;
+	}
+	count_key(active ? (void *)&counts1 : (void *)&counts0, key, weight);
+}
+
+/* Starts prev's block, in prev's context. */
+static __always_inline void start_block(void *ctx, struct task_struct *prev, __u64 now)
+{
+	struct block *b = bpf_task_storage_get(&blocks, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (!b) {
+		count(PROF_LOST_SWITCH);
+		return;
+	}
+	if (b->pending)
+		send_pending(ctx, b);
+	b->kstack = kernel_stacks ? store_stack(ctx, &held_stacks, true, PROF_LOST_KSTACK, SLOT_TP)
+				  : 0;
+	b->ustack = 0;
+	if (user_stacks && !unwind_dwarf) {
+		b->ustack = store_stack(ctx, &held_stacks, false, PROF_LOST_USTACK, SLOT_TP);
+	} else if (user_stacks) {
+		struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(prev);
+		b->sp = BPF_CORE_READ(regs, sp);
+		b->ip = BPF_CORE_READ(regs, ip);
+	}
+	b->start = b->began = now;
+	b->adopted = 0;
+}
+
+/* Runs in prev's context, before the switch.  A thread switched out while
+ * runnable (preempted, yielding) is not blocked. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u64 now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
+	struct block *b;
+
+	end_block(next, now);
+	if (!preempt && (blocked_in(task_state(prev)) & block_states) &&
+	    is_target(id >> 32, (__u32)id)) {
+		start_block(ctx, prev, now);
+		return 0;
+	}
+	b = bpf_task_storage_get(&blocks, prev, 0, 0);
+	if (b && b->pending)
+		send_pending(ctx, b);
+	return 0;
+}
+
+/* --unwind=dwarf: the system call a thread blocked in returns; its user
+ * stack is still the one it blocked with. */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(offcpu_syscall_exit, struct pt_regs *regs, long ret)
+{
+	struct block *b = bpf_task_storage_get(&blocks, bpf_get_current_task_btf(), 0, 0);
+
+	if (b && b->pending)
+		send_pending(ctx, b);
+	return 0;
+}
+
+#endif
