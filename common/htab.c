@@ -290,6 +290,31 @@ bool htab_remove(struct htab *h, const void *key, size_t len)
 	return true;
 }
 
+size_t htab_remove_if(struct htab *h, bool (*drop)(struct htab_entry *e, void *arg), void *arg)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < h->count;) {
+		struct htab_entry *e = &h->entries[i];
+		char small[64];
+		void *key;
+		size_t len = e->len;
+
+		if (!drop(e, arg)) {
+			i++;
+			continue;
+		}
+		/* The key is removed from a copy: the arena may move. */
+		key = len <= sizeof(small) ? small : xmalloc(len);
+		memcpy(key, e->key, len);
+		htab_remove(h, key, len); /* moves the last entry to i */
+		if (key != small)
+			free(key);
+		n++;
+	}
+	return n;
+}
+
 size_t htab_count(const struct htab *h)
 {
 	return h->count;

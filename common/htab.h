@@ -66,6 +66,11 @@ void htab_upsert_many(struct htab *h, struct htab_key *keys, size_t n, uint32_t 
  * pointers, since the keys may move to a smaller arena. */
 bool htab_remove(struct htab *h, const void *key, size_t len);
 
+/* Removes every entry for which drop(entry, arg) is true (drop frees what
+ * the entry's value owns before it says so); returns how many.  As with
+ * htab_remove, the order of what is left is not kept. */
+size_t htab_remove_if(struct htab *h, bool (*drop)(struct htab_entry *e, void *arg), void *arg);
+
 size_t htab_count(const struct htab *h);
 
 /* The entries in insertion order. */

@@ -131,23 +131,20 @@ void elf_files_release(struct elf_image *f)
 	f->holders--;
 }
 
+static bool idle_image(struct htab_entry *e, void *arg)
+{
+	const struct elf_files *fs = arg;
+	struct elf_image *f = e->val.p;
+
+	if (f->holders || fs->sweeps - f->used < ELF_FILES_IDLE)
+		return false;
+	free_file(f);
+	return true;
+}
+
 void elf_files_sweep(struct elf_files *fs)
 {
-	struct htab_entry *e = htab_entries(fs->byid);
-
-	for (size_t i = 0; i < htab_count(fs->byid);) {
-		struct elf_image *f = e[i].val.p;
-		uint64_t key[2];
-		uint32_t len = e[i].len; /* elf_files_get()'s keys are these */
-		if (f->holders || fs->sweeps - f->used < ELF_FILES_IDLE) {
-			i++;
-			continue;
-		}
-		memcpy(key, e[i].key, len);
-		free_file(f);
-		htab_remove(fs->byid, key, len); /* moves the last entry to i */
-		e = htab_entries(fs->byid);
-	}
+	htab_remove_if(fs->byid, idle_image, fs);
 	fs->sweeps++;
 }
 

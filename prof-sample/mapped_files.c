@@ -431,24 +431,19 @@ static bool idle(const struct mapped_files *mf, const struct mapped_file *f)
 	return !f->pending && mf->sweeps - f->used >= MAPPED_FILES_IDLE;
 }
 
+/* A key of an idle file: the file itself is let go of after. */
+static bool idle_key(struct htab_entry *e, void *arg)
+{
+	return idle(arg, e->val.p);
+}
+
 void mapped_files_sweep(struct mapped_files *mf)
 {
-	struct htab_entry *e = htab_entries(mf->byid);
 	size_t kept = 0;
 
 	/* Every key of an idle file first (a file has several), then the
 	 * file. */
-	for (size_t i = 0; i < htab_count(mf->byid);) {
-		char key[KEY_MAX];
-		uint32_t len = e[i].len;
-		if (!idle(mf, e[i].val.p)) {
-			i++;
-			continue;
-		}
-		memcpy(key, e[i].key, len);
-		htab_remove(mf->byid, key, len); /* moves the last entry to i */
-		e = htab_entries(mf->byid);
-	}
+	htab_remove_if(mf->byid, idle_key, mf);
 	for (size_t i = 0; i < mf->n; i++) {
 		struct mapped_file *f = mf->all[i];
 		if (!idle(mf, f)) {

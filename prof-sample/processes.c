@@ -506,22 +506,20 @@ void processes_next_interval(struct processes *ps)
 		cgroup_trust_forget(ps->cgroups);
 }
 
+static bool reaped(struct htab_entry *e, void *arg)
+{
+	const struct processes *ps = arg;
+	struct process *p = e->val.p;
+
+	if (!p->exited || p->exit_interval >= ps->interval)
+		return false;
+	free_process(p);
+	return true;
+}
+
 void processes_reap(struct processes *ps)
 {
-	struct htab_entry *e = htab_entries(ps->byid);
-
-	for (size_t i = 0; i < htab_count(ps->byid);) {
-		struct process *p = e[i].val.p;
-		uint32_t pid;
-		if (!p->exited || p->exit_interval >= ps->interval) {
-			i++;
-			continue;
-		}
-		memcpy(&pid, e[i].key, sizeof(pid));
-		free_process(p);
-		htab_remove(ps->byid, &pid, sizeof(pid)); /* moves the last entry to i */
-		e = htab_entries(ps->byid);
-	}
+	htab_remove_if(ps->byid, reaped, ps);
 }
 
 /* Whether the process is still there: its exit event may have been lost
@@ -534,30 +532,31 @@ static bool alive(uint32_t pid)
 	return pid == 0 || access(name, F_OK) == 0;
 }
 
+/* Gone for a whole file: any sample of its was written by now (an exit
+ * seen is for processes_reap()).  Else as if never sampled: its first
+ * sample in the new file reports its mappings, perf-map symbols and
+ * cgroup again. */
+static bool gone_or_renewed(struct htab_entry *e, void *arg)
+{
+	struct process *p = e->val.p;
+	uint32_t pid;
+
+	(void)arg;
+	if (!p->sampled && !p->exited && p->gone) {
+		free_process(p);
+		return true;
+	}
+	memcpy(&pid, e->key, sizeof(pid));
+	p->sampled = false;
+	p->written = 0;
+	p->perf_map = (struct perf_map_cursor){ 0 };
+	p->perf_map_interval = 0;
+	p->gone = !p->exited && !alive(pid);
+	return false;
+}
+
 void processes_next_file(struct processes *ps)
 {
-	struct htab_entry *e = htab_entries(ps->byid);
-
 	ps->file++;
-	for (size_t i = 0; i < htab_count(ps->byid);) {
-		struct process *p = e[i].val.p;
-		uint32_t pid;
-		memcpy(&pid, e[i].key, sizeof(pid));
-		/* Gone for a whole file: any sample of its was written by
-		 * now.  An exit seen is for processes_reap(). */
-		if (!p->sampled && !p->exited && p->gone) {
-			free_process(p);
-			htab_remove(ps->byid, &pid, sizeof(pid)); /* moves the last entry to i */
-			e = htab_entries(ps->byid);
-			continue;
-		}
-		/* As if never sampled: its first sample in the new file
-		 * reports its mappings, perf-map symbols and cgroup again. */
-		p->sampled = false;
-		p->written = 0;
-		p->perf_map = (struct perf_map_cursor){ 0 };
-		p->perf_map_interval = 0;
-		p->gone = !p->exited && !alive(pid);
-		i++;
-	}
+	htab_remove_if(ps->byid, gone_or_renewed, NULL);
 }

@@ -511,22 +511,21 @@ const struct unwinder_stats *unwinder_stats(const struct unwinder *u)
 	return &u->st;
 }
 
+static bool unused_proc(struct htab_entry *e, void *arg)
+{
+	const struct unwinder *u = arg;
+	struct proc_dwfl *pd = e->val.p;
+
+	if (pd->used + 2 >= u->sweeps)
+		return false;
+	free_proc(pd);
+	return true;
+}
+
 void unwinder_sweep(struct unwinder *u)
 {
-	struct htab_entry *e = htab_entries(u->procs);
-
 	/* Unused for two drains: its processes are gone or have changed. */
 	u->sweeps++;
-	for (size_t i = 0; i < htab_count(u->procs);) {
-		struct proc_dwfl *pd = e[i].val.p;
-		uint64_t generation = pd->generation;
-		if (pd->used + 2 >= u->sweeps) {
-			i++;
-			continue;
-		}
-		free_proc(pd);
-		htab_remove(u->procs, &generation, sizeof(generation)); /* moves the last entry to i */
-		e = htab_entries(u->procs);
-	}
+	htab_remove_if(u->procs, unused_proc, u);
 	elf_files_sweep(u->files);
 }

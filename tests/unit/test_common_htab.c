@@ -145,3 +145,35 @@ TEST(free_values_frees_each_value_once)
 	htab_free_values(NULL, count_free);
 	CHECK_INT(freed, 99);
 }
+
+/* Drops the entries whose value is odd, and every key longer than the
+ * stack copy htab_remove_if makes of short ones. */
+static bool odd_or_long(struct htab_entry *e, void *arg)
+{
+	(*(int *)arg)++;
+	return (e->val.u & 1) || e->len > 64;
+}
+
+TEST(remove_if_removes_exactly_what_it_is_told)
+{
+	struct htab *h = htab_new();
+	char key[200];
+	int asked = 0;
+
+	for (int i = 0; i < 1000; i++) {
+		int len = snprintf(key, sizeof(key), "%0*d", i % 10 == 0 ? 100 : 8, i);
+		htab_upsert(h, key, (size_t)len, NULL)->val.u = (uint64_t)i;
+	}
+	/* 500 odd, and the 100 (even) of 100-byte keys. */
+	CHECK_INT(htab_remove_if(h, odd_or_long, &asked), 600);
+	CHECK_INT(asked, 1000);
+	CHECK_INT(htab_count(h), 400);
+	for (int i = 0; i < 1000; i++) {
+		int len = snprintf(key, sizeof(key), "%0*d", i % 10 == 0 ? 100 : 8, i);
+		struct htab_entry *e = htab_find(h, key, (size_t)len);
+		CHECK((e != NULL) == (i % 2 == 0 && i % 10 != 0));
+		CHECK(!e || e->val.u == (uint64_t)i);
+	}
+	CHECK_INT(htab_remove_if(h, odd_or_long, &asked), 0);
+	htab_free(h);
+}
