@@ -28,7 +28,7 @@
 #define PROF_PID_AT_EXEC 2
 
 /* A thread that woke another, with its stacks when it did (their hashes,
- * in the wake_stacks map). */
+ * in the held_stacks map). */
 struct waker {
 	__u32 pid;
 	__u32 tid;

@@ -109,8 +109,9 @@ const char *lr_peek(struct line_reader *r, size_t *len);
 
 /* --- detect.c ----------------------------------------------------------- */
 
-/* Guesses the format from the start of an input.  Sets *bad_version when
- * the input is prof-symbolize frames of a version this reader refuses. */
+/* Guesses the format from the start of an input.  Sets *refuse to what
+ * to say when it is one prof-fold refuses (a capture, an SVG, or
+ * prof-symbolize frames of another version), else to NULL. */
 enum fold_format detect_format(const char *buf, size_t len, const char **refuse);
 
 /* --- fold_output.c ------------------------------------------------------ */

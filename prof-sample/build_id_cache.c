@@ -12,6 +12,7 @@
 
 #include "build_id.h"
 #include "cache_keeper.h"
+#include "clock.h"
 #include "debug_image.h"
 #include "diag.h"
 #include "elf_bounded.h"
@@ -33,13 +34,6 @@ struct pending {
 	bool absent; /* the keeper said it has no entry for it */
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* --- the main process's side -------------------------------------------- */
 
@@ -195,7 +189,7 @@ void build_id_cache_work(struct build_id_cache *c, struct mapped_files *files, u
 
 	if (!c || c->next == c->nqueue)
 		return;
-	start = now_ns();
+	start = monotonic_ns();
 	while (c->next < c->nqueue) {
 		struct pending *p = &c->queue[c->next++];
 		if (c->keeper.sock >= 0 && !store(c, files, p)) {
@@ -203,14 +197,14 @@ void build_id_cache_work(struct build_id_cache *c, struct mapped_files *files, u
 			continue;
 		}
 		free_pending(p);
-		if (budget_ns && now_ns() - start >= budget_ns)
+		if (budget_ns && monotonic_ns() - start >= budget_ns)
 			break;
 	}
 	/* What is left after the files kept for later: closed up behind them. */
 	memmove(&c->queue[later], &c->queue[c->next], (c->nqueue - c->next) * sizeof(*c->queue));
 	c->nqueue = later + (c->nqueue - c->next);
 	c->next = 0;
-	c->stats.ns += now_ns() - start;
+	c->stats.ns += monotonic_ns() - start;
 }
 
 void build_id_cache_touch(struct build_id_cache *c, struct mapped_files *files)

@@ -1,8 +1,8 @@
 /*
  * --unwind=fp: the kernel walks both stacks by frame pointers and the BPF
- * programs (sample_fp, and offcpu_resume for blocks) count samples per
- * (thread, name, stacks) in one of two map sets.  Each drain flips the set being filled, then reads and
- * empties the other.
+ * programs (sample_fp, and offcpu_switch for blocks) count samples per
+ * (thread, name, stacks) in one of two map sets.  Each drain flips the
+ * set being filled, then reads and empties the other.
  */
 #include "source.h"
 
