@@ -369,7 +369,7 @@ peak_rss() {
 	# Root samples the host once while the user's xz runs: their
 	# library's image goes to the cache, in their part of it.
 	sleep 0.5
-	prof-sample -a -d 2 -o "$TMP/user.prof"
+	sample_lossy -a -d 2 -o "$TMP/user.prof"
 	id=$(readelf -n "$lib" | sed -nE 's/.*Build ID: ([0-9a-f]+)/\1/p')
 	theirs=$PROF_BUILD_ID_DIR/users/$USER_ID/.build-id/${id:0:2}/${id:2}.debug
 	[ -f "$theirs" ]
@@ -387,7 +387,7 @@ peak_rss() {
 	# Both at once, the user's first: root's frames are still root's.
 	sh -c "while :; do '$TMP/rootxz' -9 -T1 -c '$TMP/data' > /dev/null; done" &
 	RPID=$!
-	prof-sample -a -d 2 -o "$TMP/both.prof"
+	sample_lossy -a -d 2 -o "$TMP/both.prof"
 	prof-symbolize "$TMP/both.prof" | prof-fold > "$TMP/both.folded"
 	grep '^rootxz;' "$TMP/both.folded" > "$TMP/rootxz.folded"
 	grep -q ';lzma_code;' "$TMP/rootxz.folded"

@@ -47,7 +47,7 @@ capture_two() {
 	run_in "$WEB" 4 sha256sum
 	run_in "$BOX" 4 md5sum
 	sleep 0.5
-	prof-sample -a -d 2 -o "$TMP/cap.prof"
+	sample_lossy -a -d 2 -o "$TMP/cap.prof"
 }
 
 @test "a system-wide capture splits by cgroup: each service's samples under its own path" {
@@ -183,7 +183,7 @@ check_claims() {
 	sleep 0.5
 	# Each process is sampled whatever the load (at 999 Hz: the frames
 	# pointers' unwinding is the cheapest, and no stack is looked at).
-	prof-sample -a -F 999 --unwind=fp -d 2 -o "$TMP/cap.prof"
+	sample_lossy -a -F 999 --unwind=fp -d 2 -o "$TMP/cap.prof"
 	check_claims
 }
 
