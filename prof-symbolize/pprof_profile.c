@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "saturate.h"
 
 /* profile.proto's field numbers. */
 enum {
@@ -230,11 +231,6 @@ uint64_t pprof_unresolved_location(struct pprof *p, uint64_t mapping, uint64_t a
 	const uint64_t line[2] = { function, 0 };
 
 	return location(p, mapping, address, line, 1, false);
-}
-
-static uint64_t add_sat(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
 uint64_t pprof_stack(struct pprof *p, const uint64_t *locs, size_t nlocs)

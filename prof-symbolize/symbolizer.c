@@ -12,6 +12,7 @@
 #include "file_reader.h"
 #include "jit_syms.h"
 #include "perf_map.h"
+#include "saturate.h"
 #include "diag.h"
 
 struct pmap {
@@ -502,11 +503,6 @@ const struct frame *symbolizer_frames(struct symbolizer *s, uint32_t pid, uint32
 			s->unresolved += s->fr[i].r.name == NULL;
 	}
 	return s->fr;
-}
-
-static uint64_t add_sat(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
 static void add_sample(struct symbolizer *s, const struct cap_sample *smp)
