@@ -258,8 +258,8 @@ prefork_checked() {
 	cut=$(awk '/^# lost truncated-/ { n += $NF } END { print n + 0 }' "$TMP/frames.txt")
 	echo "# $cut of $taken user stacks cut short"
 	[ "$taken" -gt 1000 ]
-	[ "$cut" -gt 0 ]
-	if [ $((cut * 100)) -ge "$taken" ]; then
+	# (None on some hosts, 22 in 4,686 on others: the rule is the same.)
+	if [ "$cut" -gt 0 ] && [ $((cut * 100)) -ge "$taken" ]; then
 		# Enough to matter: one line from each program, and nothing else.
 		[ "$(wc -l < "$TMP/sample.err")" -eq 1 ]
 		grep -q '^prof-sample: user stacks cut short: ' "$TMP/sample.err"
@@ -270,8 +270,26 @@ prefork_checked() {
 		[ ! -s "$TMP/symbolize.err" ]
 	fi
 	# -v tells them however few.
-	prof-symbolize -v "$TMP/cap.prof" 2>&1 > /dev/null |
-		grep -q "^prof-symbolize: the capture has $cut of $taken user stacks cut short"
+	if [ "$cut" -gt 0 ]; then
+		prof-symbolize -v "$TMP/cap.prof" 2>&1 > /dev/null |
+			grep -q "^prof-symbolize: the capture has $cut of $taken user stacks cut short"
+	fi
+}
+
+@test "stacks cut short are said from 1 in 100 samples: 9 of 1000 silently, 10 of 1000 in one line, any with -v" {
+	for cut in 9 10; do
+		{
+			echo "on 1/1 1000 - $(nm "$PROF_WORKLOADS/chain" | awk '$3 == "main" { print $1 }')"
+			echo "loss 7 $((cut - 2))" # at code without CFI
+			echo "loss 8 2"	      # at the end of the stack copy
+		} | MKCAPTURE_EVENT=cpu-clock "$PROF_WORKLOADS/mkcapture" "$PROF_WORKLOADS/chain" > "$TMP/cap$cut.prof"
+		prof-symbolize -o /dev/null "$TMP/cap$cut.prof" 2> "$TMP/err$cut"
+		prof-symbolize -v -o /dev/null "$TMP/cap$cut.prof" 2> "$TMP/verr$cut"
+		cat "$TMP/err$cut"
+		grep -qxF "prof-symbolize: the capture has $cut of 1000 user stacks cut short (no CFI, stack copy too short, or CFI not evaluable)" "$TMP/verr$cut"
+	done
+	[ ! -s "$TMP/err9" ]
+	[ "$(cat "$TMP/err10")" = "prof-symbolize: the capture has 10 of 1000 user stacks cut short (no CFI, stack copy too short, or CFI not evaluable)" ]
 }
 
 @test "the build-id cache says where it is and its bound with -v, lists its entries and is pruned on demand" {
