@@ -48,10 +48,7 @@ struct walker {
 
 static void push(struct walker *w, uint32_t node, uint32_t depth, double x)
 {
-	if (w->n == w->cap) {
-		w->cap = w->cap ? w->cap * 2 : 256;
-		w->stack = xreallocarray(w->stack, w->cap, sizeof(*w->stack));
-	}
+	w->stack = xreserve(w->stack, &w->cap, w->n + 1, sizeof(*w->stack));
 	w->stack[w->n++] = (struct walk_item){ node, depth, x };
 }
 
@@ -79,10 +76,7 @@ static void walk(struct frame_tree *t, double minw, bool sort, visit_fn fn, void
 			sum += t->nodes[c].count;
 			if (t->nodes[c].count < minw || t->nodes[c].count <= 0)
 				continue;
-			if (w.nkids == w.kidcap) {
-				w.kidcap = w.kidcap ? w.kidcap * 2 : 64;
-				w.kids = xreallocarray(w.kids, w.kidcap, sizeof(*w.kids));
-			}
+			w.kids = xreserve(w.kids, &w.kidcap, w.nkids + 1, sizeof(*w.kids));
 			w.kids[w.nkids++] = c;
 		}
 		/* Self time comes first, as in flamegraph.pl's sorted flow. */

@@ -113,10 +113,7 @@ size_t elf_symtab_add_symbols(struct elf_symtab *t, Elf *elf, Elf64_Word type)
 		name = elf_strptr(elf, sh.sh_link, s.st_name);
 		if (!name || !*name)
 			continue;
-		if (t->nsyms == t->symcap) {
-			t->symcap = t->symcap ? t->symcap * 2 : 1024;
-			t->syms = xreallocarray(t->syms, t->symcap, sizeof(*t->syms));
-		}
+		t->syms = xreserve(t->syms, &t->symcap, t->nsyms + 1, sizeof(*t->syms));
 		/* glibc's .symver aliases are named "NAME@VERSION" or
 		 * "NAME@@VERSION" in .symtab; the version is not part of the
 		 * function's name. */

@@ -12,10 +12,7 @@
 
 void jit_syms_add(struct jit_syms *j, uint64_t start, uint64_t size, const char *name, size_t len)
 {
-	if (j->n == j->cap) {
-		j->cap = j->cap ? 2 * j->cap : 64;
-		j->v = xreallocarray(j->v, j->cap, sizeof(*j->v));
-	}
+	j->v = xreserve(j->v, &j->cap, j->n + 1, sizeof(*j->v));
 	j->v[j->n++] = (struct jit_sym){ start, size, xstrndup(name, len) };
 	if (size > j->max_size)
 		j->max_size = size;

@@ -11,10 +11,7 @@
 
 void kernel_syms_add(struct kernel_syms *k, const struct cap_ksym *rec)
 {
-	if (k->n == k->cap) {
-		k->cap = k->cap ? k->cap * 2 : 256;
-		k->syms = xreallocarray(k->syms, k->cap, sizeof(*k->syms));
-	}
+	k->syms = xreserve(k->syms, &k->cap, k->n + 1, sizeof(*k->syms));
 	k->syms[k->n++] = (struct kernel_sym){
 		.start = rec->start,
 		.end = rec->end,

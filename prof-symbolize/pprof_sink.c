@@ -132,10 +132,7 @@ static uint64_t location_of(struct pprof_sink *k, const struct frame *f, size_t 
 
 static void push_loc(struct pprof_sink *k, size_t *n, uint64_t id)
 {
-	if (*n == k->locs_cap) {
-		k->locs_cap = k->locs_cap ? 2 * k->locs_cap : 64;
-		k->locs = xreallocarray(k->locs, k->locs_cap, sizeof(*k->locs));
-	}
+	k->locs = xreserve(k->locs, &k->locs_cap, *n + 1, sizeof(*k->locs));
 	k->locs[(*n)++] = id;
 }
 

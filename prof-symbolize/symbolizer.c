@@ -330,10 +330,7 @@ static const struct stack_entry *find_stack(struct symbolizer *s, uint32_t id)
 
 static struct frame *add_frame(struct symbolizer *s, size_t *n, uint64_t ip, enum frame_where where)
 {
-	if (*n == s->fr_cap) {
-		s->fr_cap = s->fr_cap ? 2 * s->fr_cap : 64;
-		s->fr = xreallocarray(s->fr, s->fr_cap, sizeof(*s->fr));
-	}
+	s->fr = xreserve(s->fr, &s->fr_cap, *n + 1, sizeof(*s->fr));
 	s->fr[*n] = (struct frame){ .ip = ip, .where = where, .module = "" };
 	return &s->fr[(*n)++];
 }
