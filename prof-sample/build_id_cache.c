@@ -18,7 +18,7 @@
 #include "elf_bounded.h"
 #include "local_fs.h"
 #include "mapped_files.h"
-#include "processes.h"
+#include "mapping.h"
 #include "stream.h"
 
 /* An image keeps its DWARF up to this size (and an eighth of the cache):

@@ -11,7 +11,7 @@
 
 #include "clock.h"
 #include "diag.h"
-#include "processes.h"
+#include "mapping.h"
 
 #define DELETED " (deleted)"
 

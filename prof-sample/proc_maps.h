@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "processes.h"
+#include "mapping.h"
 
 /* Calls fn for every executable mapping of pid (without build-id; m->path
  * is valid only during the call).  False if /proc/PID/maps is unreadable:

@@ -18,17 +18,8 @@
 #include "cgroup_trust.h"
 #include "htab.h"
 #include "mapped_files.h"
+#include "mapping.h"
 
-struct mapping {
-	uint64_t start, end, pgoff, dev, inode;
-	uint8_t build_id_len;
-	uint8_t build_id[BUILD_ID_MAX];
-	/* Set once the file was read: owner is who controls its content
-	 * (mapped_files.h), when that can be told. */
-	bool trusted;
-	uint32_t owner;
-	char *path;
-};
 
 /* Where what the table learns of a sampled process goes (the capture). */
 struct process_news {
