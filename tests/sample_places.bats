@@ -36,15 +36,19 @@ at_least() {
 }
 
 # unique_program DIR NAME: a program of its own (so of its own build-id),
-# built without frame pointers, that spins in work() called from main().
+# built without frame pointers, that spins in work() called from main()
+# for as many seconds as its argument says (one digit; 2 without one).
 unique_program() {
 	cat > "$TMP/$2.c" <<-EOF
 		#include <time.h>
 		static const char tag[] __attribute__((used)) = "$2 $RANDOM $RANDOM $(date +%s%N)";
 		__attribute__((noinline)) double work(double x) { for (int i = 0; i < 1000; i++) x = x * 1.0000001 + 1e-9; return x; }
 		int main(int argc, char **argv) {
-			time_t end = time(0) + (argc > 1 ? argv[1][0] - '0' : 2); double x = 1;
-			while (time(0) < end) x = work(x);
+			struct timespec t0, t; double x = 1;
+			long secs = argc > 1 ? argv[1][0] - '0' : 2;
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			do { x = work(x); clock_gettime(CLOCK_MONOTONIC, &t); } while (t.tv_sec - t0.tv_sec < secs
+				|| (t.tv_sec - t0.tv_sec == secs && t.tv_nsec < t0.tv_nsec));
 			return x < 0;
 		}
 	EOF
@@ -339,7 +343,6 @@ unmounts_while_sampling() {
 			2> "$TMP/$mode.err" &
 		SAMPLER=$!
 		sampling
-		# 1 to 2 s: unique_program counts whole seconds of time().
 		"$NS_MNT/svc" 2
 		# Mounted again for the next mode, with the same program.
 		cp "$NS_MNT/svc" "$TMP/svc.bin"
