@@ -6,7 +6,8 @@
  * prog is program_invocation_short_name.  The exit statuses are documented
  * in every man page and must not change meaning.
  *
- * Each main() first calls its parse_options(), a getopt_long() loop over a
+ * Each main() first parses its options (prof-sample in options.c, the rest
+ * in main.c): a getopt_long() loop over a
  * static option table, where -h/--help is help_exit(), -V/--version is
  * version_exit(), getopt's '?' (an unknown option, a missing argument) is
  * usage_hint_exit(), and a bad option value or combination is one

@@ -164,7 +164,7 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
-	parse_options(argc, argv, &opt);
+	options_parse(argc, argv, &opt);
 	if (opt.cache_list || opt.cache_prune)
 		return tend_cache(&opt);
 	verbose_libbpf = opt.verbose > 1;

@@ -171,7 +171,7 @@ static uint64_t parse_count(const char *arg, const char *what, uint64_t min, uin
 	return v;
 }
 
-void parse_options(int argc, char **argv, struct options *o)
+void options_parse(int argc, char **argv, struct options *o)
 {
 	enum {
 		OPT_IDLE = 256,

@@ -41,6 +41,6 @@ struct options {
 };
 
 /* Parses argv; exits 0 for --help/--version, EXIT_USAGE on errors. */
-void parse_options(int argc, char **argv, struct options *o);
+void options_parse(int argc, char **argv, struct options *o);
 
 #endif
