@@ -7,11 +7,11 @@
  * in every man page and must not change meaning.
  *
  * Each main() first parses its options (prof-sample in options.c, the rest
- * in main.c): a getopt_long() loop over a
- * static option table, where -h/--help is help_exit(), -V/--version is
- * version_exit(), getopt's '?' (an unknown option, a missing argument) is
- * usage_hint_exit(), and a bad option value or combination is one
- * errx(EXIT_USAGE, ...) line saying what is wrong.
+ * in main.c): a getopt_long() loop over a static option table, where
+ * -h/--help is help_exit(), -V/--version is version_exit(), getopt's '?'
+ * (an unknown option, a missing argument) is usage_hint_exit(), and a bad
+ * option value or combination is one errx(EXIT_USAGE, ...) line saying
+ * what is wrong.
  */
 #ifndef PROF_DIAG_H
 #define PROF_DIAG_H
