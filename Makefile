@@ -107,7 +107,7 @@ WORKLOAD_BINS := $(WORKLOAD_SRC:tests/workloads/%.c=$(BUILD)/workloads/%)
 # main.o, so parsers are tested through their real code; test_common_*.c
 # needs only libcommon.
 define unit_rule
-$(BUILD)/tests/$(1): tests/unit/$(1).c tests/unit/unit.h $$(filter-out %/main.o,$$(prof-$(2)_OBJ)) $(LIBCOMMON)
+$(BUILD)/tests/$(1): tests/unit/$(1).c $(wildcard tests/unit/*.h) $$(filter-out %/main.o,$$(prof-$(2)_OBJ)) $(LIBCOMMON)
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) -Itests/unit -Iprof-$(2) -o $$@ $$< \
 		$$(filter-out %/main.o,$$(prof-$(2)_OBJ)) $(LIBCOMMON) $$(LDFLAGS) $$(LIBS_prof-$(2)) -lxxhash

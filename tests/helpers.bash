@@ -1,6 +1,18 @@
 # Shared set-up for the bats files. tests/run exports PROF_BIN (the programs,
 # also on PATH), PROF_WORKLOADS and PROF_CORPUS.
 
+# The setup and teardown of a suite that needs no other: each test its own
+# directory, and its workload stopped after it.  A suite that needs more
+# defines its own after `load helpers`.
+setup() {
+	TMP=$(mktemp -d)
+}
+
+teardown() {
+	stop_workload
+	rm -rf "${TMP:-/nonexistent}"
+}
+
 # Root-only tests skip, reported, when not root. CI runs as root, so there
 # they always run.
 require_root() {

@@ -6,15 +6,6 @@ bats_require_minimum_version 1.5.0
 
 load helpers
 
-setup() {
-	TMP=$(mktemp -d)
-}
-
-teardown() {
-	stop_workload
-	rm -rf "$TMP"
-}
-
 CHAIN='^chain;(.*;)?main;run_workload;compute;burn_cpu [0-9]+$'
 
 # check_folded FILE: the chain workload's hot path, with its callers up to

@@ -5,15 +5,6 @@ load helpers
 
 bats_require_minimum_version 1.5.0
 
-setup() {
-	TMP=$(mktemp -d)
-}
-
-teardown() {
-	stop_workload
-	rm -rf "$TMP"
-}
-
 @test "prof-sample --help and --version" {
 	run prof-sample --help
 	[ "$status" -eq 0 ]

@@ -9,15 +9,6 @@
 load helpers
 bats_require_minimum_version 1.5.0
 
-setup() {
-	TMP=$(mktemp -d)
-}
-
-teardown() {
-	stop_workload
-	rm -rf "$TMP"
-}
-
 # leaf_shares FILE: "function percent" for each leaf function of the
 # symbolized frames (weighted by the count column), by decreasing share.
 leaf_shares() {

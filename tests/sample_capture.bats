@@ -6,15 +6,6 @@
 load helpers
 bats_require_minimum_version 1.5.0
 
-setup() {
-	TMP=$(mktemp -d)
-}
-
-teardown() {
-	stop_workload
-	rm -rf "$TMP"
-}
-
 @test "-- COMMAND samples a script's two workers, then passes its exit status through" {
 	require_root
 	cat > "$TMP/two.sh" <<-SCRIPT

@@ -6,15 +6,6 @@
 load helpers
 bats_require_minimum_version 1.5.0
 
-setup() {
-	TMP=$(mktemp -d)
-}
-
-teardown() {
-	stop_workload
-	rm -rf "$TMP"
-}
-
 # reach_main FOLDED: the percentage of samples whose stack goes through main.
 reach_main() {
 	awk '{ t += $NF } /(^|;)main;/ { m += $NF } END { printf "%.1f\n", t ? 100 * m / t : 0 }' "$1"

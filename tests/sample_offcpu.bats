@@ -6,15 +6,6 @@
 load helpers
 bats_require_minimum_version 1.5.0
 
-setup() {
-	TMP=$(mktemp -d)
-}
-
-teardown() {
-	stop_workload
-	rm -rf "$TMP"
-}
-
 # ns FOLDED THREAD ERE: the nanoseconds of THREAD's stacks matching ERE.
 ns() {
 	awk -v t="$2" -v re="$3" 'index($0, t ";") == 1 && $0 ~ re { s += $NF }

@@ -13,10 +13,6 @@ setup() {
 	TMP=$(mktemp -d)
 }
 
-teardown() {
-	rm -rf "${TMP:-/nonexistent}"
-}
-
 @test "pyenv's CPython 3.10: the same" {
 	p=$(pyenv_python 10) || skip "no pyenv CPython 3.10 under /root/.pyenv/versions"
 	shares_checked "$p"

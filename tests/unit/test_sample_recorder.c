@@ -8,67 +8,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "capture.h"
-#include "mapped_files.h"
-#include "processes.h"
 #include "profile.h"
-#include "recorder.h"
-#include "unit.h"
-
-struct fixture {
-	FILE *capture;
-	char *buf;
-	size_t len;
-	struct recorder *rec;
-	struct mapped_files files;
-	struct processes ps;
-	uint32_t counts[CAP_FORK + 1]; /* records read back, by type */
-	uint32_t first[CAP_FORK + 1];  /* index of each type's first record */
-};
-
-static void fixture_init(struct fixture *f)
-{
-	memset(f, 0, sizeof(*f));
-	f->capture = open_memstream(&f->buf, &f->len);
-	f->rec = recorder_new(f->capture, "memory", NULL, &f->ps, false);
-	mapped_files_init(&f->files, NULL);
-	mapped_files_start_reader(&f->files);
-	processes_init(&f->ps, recorder_news(f->rec), &f->files);
-}
-
-static void fixture_free(struct fixture *f)
-{
-	processes_free(&f->ps);
-	recorder_free(f->rec);
-	mapped_files_free(&f->files);
-	fclose(f->capture);
-	free(f->buf);
-}
-
-/* Reads the capture back, counting records by type; calls each() on each. */
-static void read_back(struct fixture *f, void (*each)(const struct cap_record *, void *),
-		      void *ctx)
-{
-	struct cap_reader r;
-	struct cap_record rec;
-	uint32_t i = 0;
-	FILE *in;
-
-	CHECK(recorder_flush(f->rec));
-	in = fmemopen(f->buf, f->len, "r");
-	CHECK_INT(capr_open(&r, in), CAPR_OK);
-	while (capr_next(&r, &rec) == CAPR_OK) {
-		if (rec.type <= CAP_FORK) {
-			if (!f->counts[rec.type]++)
-				f->first[rec.type] = i;
-		}
-		if (each)
-			each(&rec, ctx);
-		i++;
-	}
-	capr_free(&r);
-	fclose(in);
-}
+#include "recorder_fixture.h"
 
 static struct sample_key key(uint32_t pid, uint32_t tid, const char *comm, uint64_t ustack)
 {

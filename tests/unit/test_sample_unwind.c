@@ -17,12 +17,8 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "capture.h"
-#include "processes.h"
-#include "recorder.h"
 #include "profile.h"
-#include "unit.h"
-#include "unwind.h"
+#include "recorder_fixture.h"
 
 #define MAX_FRAMES 64
 
@@ -97,37 +93,13 @@ __attribute__((noinline)) static int descend(struct snapshot *s, int depth)
 	return r + depth;
 }
 
-struct fixture {
-	FILE *capture;
-	char *buf;
-	size_t len;
-	struct recorder *rec;
-	struct mapped_files files;
-	struct processes ps;
-	struct unwinder *u;
-};
-
-static void fixture_init(struct fixture *f)
+/* The recorder's fixture, with this process in the table and an unwinder. */
+static void unwind_fixture_init(struct fixture *f)
 {
-	f->capture = open_memstream(&f->buf, &f->len);
-	f->rec = recorder_new(f->capture, "memory", NULL, &f->ps, false);
-	mapped_files_init(&f->files, NULL);
-	mapped_files_start_reader(&f->files);
-	processes_init(&f->ps, recorder_news(f->rec), &f->files);
+	fixture_init(f);
 	processes_sampled(&f->ps, (uint32_t)getpid());
-	/* Without an opener the files come by path, from the reader. */
 	mapped_files_poll(&f->files, 5000);
 	f->u = unwinder_new(&f->ps);
-}
-
-static void fixture_free(struct fixture *f)
-{
-	unwinder_free(f->u);
-	processes_free(&f->ps);
-	mapped_files_free(&f->files);
-	recorder_free(f->rec);
-	fclose(f->capture);
-	free(f->buf);
 }
 
 static enum unwind_status unwind_snapshot(struct fixture *f, const struct snapshot *s,
@@ -171,7 +143,7 @@ TEST(unwinds_this_process_like_backtrace)
 	uint64_t ips[PROF_MAX_STACK];
 	uint32_t nr;
 
-	fixture_init(&f);
+	unwind_fixture_init(&f);
 	descend(&s, 10);
 	CHECK(s.nreference > 12);
 	CHECK_INT(unwind_snapshot(&f, &s, s.stack_len, ips, &nr), UNWIND_COMPLETE);
@@ -190,7 +162,7 @@ TEST(a_rawstack_record_holds_all_unwinding_needs)
 	uint32_t nr = 0;
 	FILE *in;
 
-	fixture_init(&f);
+	unwind_fixture_init(&f);
 	descend(&s, 5);
 	recorder_rawstack(f.rec,
 			  &(struct cap_rawstack){ .pid = 7, .tid = 8, .time_ns = 9, .ustack = 10,
@@ -234,7 +206,7 @@ TEST(a_short_stack_copy_stops_with_right_frames)
 	uint64_t full[PROF_MAX_STACK], cut[PROF_MAX_STACK];
 	uint32_t nfull, ncut;
 
-	fixture_init(&f);
+	unwind_fixture_init(&f);
 	descend(&s, 10);
 	CHECK_INT(unwind_snapshot(&f, &s, s.stack_len, full, &nfull), UNWIND_COMPLETE);
 	/* Whatever the frame sizes (the sanitizer makes them larger), some
@@ -265,7 +237,7 @@ TEST(code_without_cfi_stops_the_walk)
 	/* Anonymous memory the process does not map: no module, no CFI. */
 	void *page = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	fixture_init(&f);
+	unwind_fixture_init(&f);
 	descend(&s, 3);
 	s.regs[PROF_UREG_IP] = (uint64_t)(uintptr_t)page + 16;
 	CHECK_INT(unwind_snapshot(&f, &s, s.stack_len, ips, &nr), UNWIND_NO_CFI);
@@ -319,7 +291,7 @@ TEST(a_sane_frame_pointer_walks_code_without_cfi)
 	uint32_t nr;
 	int k;
 
-	fixture_init(&f);
+	unwind_fixture_init(&f);
 	descend(&s, 6);
 	k = unique_frame(&s);
 	CHECK(k > 0 && fake_frame_pointer(&s, k) > 0);
@@ -341,7 +313,7 @@ TEST(a_frame_pointer_to_a_word_no_call_returns_to_stops_the_walk)
 	uint32_t nr;
 	long off;
 
-	fixture_init(&f);
+	unwind_fixture_init(&f);
 	descend(&s, 6);
 	off = fake_frame_pointer(&s, unique_frame(&s));
 	CHECK(off > 0);
@@ -366,7 +338,7 @@ TEST(an_unknown_process_keeps_its_pc)
 	uint32_t nr;
 	struct unwind_input in = { .pid = 0x7ffffff0, .tid = 1, .regs = s.regs, .stack = s.stack };
 
-	fixture_init(&f);
+	unwind_fixture_init(&f);
 	descend(&s, 1);
 	in.stack_len = s.stack_len;
 	CHECK_INT(unwind(f.u, &in, ips, PROF_MAX_STACK, &nr), UNWIND_NO_CFI);
