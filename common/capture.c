@@ -10,25 +10,79 @@
 #include "diag.h"
 #include "input_kind.h"
 
-static const char *const loss_names[CAP_LOSS_MAX] = {
-	[CAP_LOSS_KSTACK] = "kernel-stack",
-	[CAP_LOSS_USTACK] = "user-stack",
-	[CAP_LOSS_COUNT_MAP] = "count-map-full",
-	[CAP_LOSS_PROC] = "proc-unreadable",
-	[CAP_LOSS_MMAP_EVENTS] = "mmap-events",
-	[CAP_LOSS_RING] = "ring-full",
-	[CAP_LOSS_TRUNC_NO_CFI] = "truncated-no-cfi",
-	[CAP_LOSS_TRUNC_STACK] = "truncated-stack-copy",
-	[CAP_LOSS_TRUNC_ERROR] = "truncated-unwind-error",
-	[CAP_LOSS_WAKE_CHAIN] = "wakeup-chain-cut",
-	[CAP_LOSS_SWITCH] = "switch-untimed",
-	[CAP_LOSS_WAKER_STACK] = "waker-stack",
-	[CAP_LOSS_BLOCK_USTACK] = "block-user-stack",
+/* docs/FORMATS.md's table of LOSS causes, as prof-sample and
+ * prof-symbolize both say them. */
+static const struct cap_loss_info loss_info[CAP_LOSS_MAX] = {
+	[CAP_LOSS_KSTACK] = { "kernel-stack", "kernel stacks", "stack map full",
+			      "raise --stack-storage-size", CAP_LOSS_PARTIAL },
+	[CAP_LOSS_USTACK] = { "user-stack", "user stacks", "stack map full",
+			      "raise --stack-storage-size", CAP_LOSS_PARTIAL },
+	[CAP_LOSS_COUNT_MAP] = { "count-map-full", "samples", "count map full",
+				 "raise --count-storage-size", CAP_LOSS_PARTIAL },
+	[CAP_LOSS_PROC] = { "proc-unreadable", "processes' mappings",
+			    "the processes exited before they were read", NULL, CAP_LOSS_PART },
+	[CAP_LOSS_MMAP_EVENTS] = { "mmap-events", "mmap events", "event ring full", NULL,
+				   CAP_LOSS_PART },
+	[CAP_LOSS_RING] = { "ring-full", "samples", "ring buffer full",
+			    "prof-sample could not unwind as fast as samples came",
+			    CAP_LOSS_PARTIAL },
+	[CAP_LOSS_TRUNC_NO_CFI] = { "truncated-no-cfi", "user stacks cut short",
+				    "at code without CFI", NULL, CAP_LOSS_CUT },
+	[CAP_LOSS_TRUNC_STACK] = { "truncated-stack-copy", "user stacks cut short",
+				   "at the end of the stack copy", "see --stack-size",
+				   CAP_LOSS_CUT },
+	[CAP_LOSS_TRUNC_ERROR] = { "truncated-unwind-error", "user stacks cut short",
+				   "at CFI that could not be evaluated", NULL, CAP_LOSS_CUT },
+	[CAP_LOSS_WAKE_CHAIN] = { "wakeup-chain-cut", "wakers", "beyond --wakeup-depth",
+				  NULL, CAP_LOSS_PART },
+	[CAP_LOSS_SWITCH] = { "switch-untimed", "off-CPU blocks", "switch-out not timed",
+			      NULL, CAP_LOSS_PARTIAL },
+	[CAP_LOSS_WAKER_STACK] = { "waker-stack", "waker stacks",
+				   "dropped before their blocks were read", NULL, CAP_LOSS_PART },
+	[CAP_LOSS_BLOCK_USTACK] = { "block-user-stack", "off-CPU blocks' user stacks",
+				    "the thread went on from where it blocked (a page fault) "
+				    "before they were copied",
+				    NULL, CAP_LOSS_PART },
 };
+
+const struct cap_loss_info *cap_loss_info(uint32_t cause)
+{
+	return cause && cause < CAP_LOSS_MAX ? &loss_info[cause] : NULL;
+}
 
 const char *cap_loss_name(uint32_t cause)
 {
-	return cause < CAP_LOSS_MAX ? loss_names[cause] : NULL;
+	return cap_loss_info(cause) ? loss_info[cause].name : NULL;
+}
+
+uint64_t cap_loss_cut(const uint64_t lost[CAP_LOSS_MAX])
+{
+	uint64_t n = 0;
+
+	for (uint32_t c = 1; c < CAP_LOSS_MAX; c++)
+		if (loss_info[c].kind == CAP_LOSS_CUT)
+			n += lost[c];
+	return n;
+}
+
+void cap_loss_cut_said(const uint64_t lost[CAP_LOSS_MAX], char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (uint32_t c = 1; c < CAP_LOSS_MAX && len < size; c++) {
+		const struct cap_loss_info *li = &loss_info[c];
+		int n;
+
+		if (li->kind != CAP_LOSS_CUT)
+			continue;
+		n = snprintf(buf + len, size - len, "%s%" PRIu64 " %s%s%s%s", len ? ", " : "",
+			     lost[c], li->why, li->remedy ? " (" : "", li->remedy ? li->remedy : "",
+			     li->remedy ? ")" : "");
+		if (n < 0)
+			break;
+		len += (size_t)n;
+	}
 }
 
 struct cap_str cap_cstr(const char *s)

@@ -58,8 +58,32 @@ enum cap_loss_cause {
 	CAP_LOSS_MAX,
 };
 
+/* How much a loss cause takes from a capture. */
+enum cap_loss_kind {
+	CAP_LOSS_PARTIAL, /* samples, blocks or their stacks: the capture is partial */
+	CAP_LOSS_PART,    /* what some samples are told with (mappings, wakers) */
+	CAP_LOSS_CUT,     /* callers of user stacks cut short: said past a share */
+};
+
+/* What a loss cause means, in the words every program reports it with. */
+struct cap_loss_info {
+	const char *name;   /* as documented: "kernel-stack"... */
+	const char *what;   /* what was lost: "kernel stacks" */
+	const char *why;    /* "stack map full" */
+	const char *remedy; /* what to do about it in prof-sample, or NULL */
+	enum cap_loss_kind kind;
+};
+
+/* The meaning of a loss cause, or NULL if it is none. */
+const struct cap_loss_info *cap_loss_info(uint32_t cause);
+
 /* Name of a loss cause as documented ("kernel-stack"...), or NULL. */
 const char *cap_loss_name(uint32_t cause);
+
+/* The user stacks cut short among LOST (counts by cause), and what each
+ * cause of it counted, said in BUF ("2 at code without CFI, 0 at ..."). */
+uint64_t cap_loss_cut(const uint64_t lost[CAP_LOSS_MAX]);
+void cap_loss_cut_said(const uint64_t lost[CAP_LOSS_MAX], char *buf, size_t size);
 
 /* A string inside a record payload: not NUL-terminated. */
 struct cap_str {

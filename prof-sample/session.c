@@ -349,35 +349,42 @@ void session_finish(struct session *s)
 	recorder_end(s->rec, monotonic_ns() - s->file_start_ns);
 }
 
-/* What off-CPU time left out, and why. */
-static void report_blocks(const struct session *s, const struct recorder_stats *st,
-			  bool verbose)
+/* What off-CPU time counted and left out (-v); losses are report_losses'. */
+static void report_blocks(const struct session *s, const struct recorder_stats *st)
 {
 	volatile const __u64 *c = s->skel->bss->counters;
 
-	if (verbose) {
-		warnx("%" PRIu64 " blocks, %.3f s off-CPU; not counted: %llu shorter than "
-		      "--min-block, %llu longer than --max-block",
-		      st->blocks, (double)st->weight / 1e9, (unsigned long long)c[PROF_SHORT_BLOCKS],
-		      (unsigned long long)c[PROF_LONG_BLOCKS]);
-		warnx("waits in progress: %llu thread(s) blocked when the capture started, "
-		      "counted from then; %llu wait(s) going on at the end of a file, counted "
-		      "up to it",
-		      (unsigned long long)c[PROF_ADOPTED_WAITS],
-		      (unsigned long long)c[PROF_CUT_WAITS]);
+	warnx("%" PRIu64 " blocks, %.3f s off-CPU; not counted: %llu shorter than "
+	      "--min-block, %llu longer than --max-block",
+	      st->blocks, (double)st->weight / 1e9, (unsigned long long)c[PROF_SHORT_BLOCKS],
+	      (unsigned long long)c[PROF_LONG_BLOCKS]);
+	warnx("waits in progress: %llu thread(s) blocked when the capture started, "
+	      "counted from then; %llu wait(s) going on at the end of a file, counted "
+	      "up to it",
+	      (unsigned long long)c[PROF_ADOPTED_WAITS], (unsigned long long)c[PROF_CUT_WAITS]);
+}
+
+/* Each cause of loss, in common/capture.c's words, with what only this
+ * run knows: the samples taken, the options that add causes. */
+static void report_losses(const struct recorder_stats *st, const struct options *o)
+{
+	for (uint32_t c = 1; c < CAP_LOSS_MAX; c++) {
+		const struct cap_loss_info *li = cap_loss_info(c);
+		const char *also = "";
+		char of[32] = "";
+
+		if (!st->lost[c] || li->kind == CAP_LOSS_CUT)
+			continue;
+		if (c == CAP_LOSS_COUNT_MAP || c == CAP_LOSS_RING)
+			snprintf(of, sizeof(of), " of %" PRIu64, st->taken);
+		if ((c == CAP_LOSS_KSTACK || c == CAP_LOSS_USTACK) && o->off_cpu)
+			also = ", or dropped from the blocks' stacks before their block ended";
+		if (c == CAP_LOSS_PROC && o->wakeup_depth)
+			also = " (or, wakers, were not targets)";
+		warnx("lost %" PRIu64 "%s %s: %s%s%s%s%s", st->lost[c], of, li->what, li->why,
+		      li->remedy ? " (" : "", li->remedy ? li->remedy : "", li->remedy ? ")" : "",
+		      also);
 	}
-	if (st->lost[CAP_LOSS_SWITCH])
-		warnx("lost %" PRIu64 " blocks: no memory to time them", st->lost[CAP_LOSS_SWITCH]);
-	if (st->lost[CAP_LOSS_BLOCK_USTACK])
-		warnx("%" PRIu64 " blocks without their user stack: the thread had gone on from "
-		      "where it blocked (a page fault) before it could be copied",
-		      st->lost[CAP_LOSS_BLOCK_USTACK]);
-	if (st->lost[CAP_LOSS_WAKE_CHAIN])
-		warnx("%" PRIu64 " blocks had wakers beyond --wakeup-depth %u",
-		      st->lost[CAP_LOSS_WAKE_CHAIN], s->opt->wakeup_depth);
-	if (st->lost[CAP_LOSS_WAKER_STACK])
-		warnx("%" PRIu64 " waker stacks were dropped before they were read",
-		      st->lost[CAP_LOSS_WAKER_STACK]);
 }
 
 static void report_samples(const struct recorder_stats *st, const struct options *o,
@@ -393,32 +400,14 @@ static void report_samples(const struct recorder_stats *st, const struct options
 		      !o->off_cpu ? " (time spent blocked or asleep is not sampled: see --off-cpu "
 				    "and --wall)"
 				  : "");
-	if (st->lost[CAP_LOSS_COUNT_MAP])
-		warnx("lost %" PRIu64 " of %" PRIu64 " samples: count map full "
-		      "(raise --count-storage-size)",
-		      st->lost[CAP_LOSS_COUNT_MAP], st->taken);
-	if (st->lost[CAP_LOSS_KSTACK] || st->lost[CAP_LOSS_USTACK])
-		warnx("lost %" PRIu64 " kernel and %" PRIu64 " user stacks: stack map full "
-		      "(raise --stack-storage-size)%s",
-		      st->lost[CAP_LOSS_KSTACK], st->lost[CAP_LOSS_USTACK],
-		      !o->off_cpu ? "" : ", or dropped from the blocks' stacks before their block ended");
-	if (st->lost[CAP_LOSS_PROC])
-		warnx("%" PRIu64 " process(es) exited before their mappings were known%s",
-		      st->lost[CAP_LOSS_PROC], !o->wakeup_depth ? "" : " (or, wakers, were not targets)");
-	if (st->lost[CAP_LOSS_MMAP_EVENTS])
-		warnx("lost %" PRIu64 " mmap events", st->lost[CAP_LOSS_MMAP_EVENTS]);
-	if (st->lost[CAP_LOSS_RING])
-		warnx("lost %" PRIu64 " of %" PRIu64 " samples: ring buffer full "
-		      "(prof-sample could not unwind as fast as samples came)",
-		      st->lost[CAP_LOSS_RING], st->taken);
-	uint64_t cut = st->lost[CAP_LOSS_TRUNC_NO_CFI] + st->lost[CAP_LOSS_TRUNC_STACK] +
-		       st->lost[CAP_LOSS_TRUNC_ERROR];
-	if (verbose ? cut > 0 : cut_matters(cut, st->taken))
-		warnx("user stacks cut short: %" PRIu64 " at code without CFI, %" PRIu64
-		      " at the end of the stack copy (see --stack-size), %" PRIu64
-		      " at CFI that could not be evaluated",
-		      st->lost[CAP_LOSS_TRUNC_NO_CFI], st->lost[CAP_LOSS_TRUNC_STACK],
-		      st->lost[CAP_LOSS_TRUNC_ERROR]);
+	report_losses(st, o);
+	uint64_t cut = cap_loss_cut(st->lost);
+	if (verbose ? cut > 0 : cut_matters(cut, st->taken)) {
+		char said[256];
+
+		cap_loss_cut_said(st->lost, said, sizeof(said));
+		warnx("user stacks cut short: %s", said);
+	}
 }
 
 static void report_cache(const struct build_id_cache_stats *st, const struct options *o,
@@ -471,7 +460,6 @@ bool session_report(struct session *s, bool say_empty)
 {
 	bool verbose = s->opt->verbose > 0;
 	struct recorder_stats run;
-	const uint64_t *l;
 
 	if (s->show_progress)
 		progress(s, true);
@@ -485,12 +473,13 @@ bool session_report(struct session *s, bool say_empty)
 		      (unsigned long long)s->skel->bss->counters[PROF_EARLY_TICKS]);
 	if (s->src->report && s->src_state)
 		s->src->report(s->src_state, verbose);
-	if (s->opt->off_cpu)
-		report_blocks(s, &run, verbose);
+	if (s->opt->off_cpu && verbose)
+		report_blocks(s, &run);
 	if (s->have_cache)
 		report_cache(&s->cache.stats, s->opt, verbose);
 	report_files(&s->files, verbose);
-	l = run.lost;
-	return l[CAP_LOSS_COUNT_MAP] || l[CAP_LOSS_RING] || l[CAP_LOSS_KSTACK] ||
-	       l[CAP_LOSS_USTACK] || l[CAP_LOSS_SWITCH];
+	for (uint32_t c = 1; c < CAP_LOSS_MAX; c++)
+		if (run.lost[c] && cap_loss_info(c)->kind == CAP_LOSS_PARTIAL)
+			return true;
+	return false;
 }

@@ -249,25 +249,25 @@ static bool report_cut(const struct symbolizer *s, const char *name)
 
 static void report(const struct symbolizer *s, bool verbose)
 {
-	uint64_t truncated = s->lost[CAP_LOSS_TRUNC_NO_CFI] + s->lost[CAP_LOSS_TRUNC_STACK] +
-			     s->lost[CAP_LOSS_TRUNC_ERROR];
+	uint64_t cut = cap_loss_cut(s->lost);
 
-	if (s->lost[CAP_LOSS_COUNT_MAP])
-		warnx("the capture lost %" PRIu64 " samples (count map full)",
-		      s->lost[CAP_LOSS_COUNT_MAP]);
-	if (s->lost[CAP_LOSS_RING])
-		warnx("the capture lost %" PRIu64 " samples (ring buffer full)",
-		      s->lost[CAP_LOSS_RING]);
-	if (s->lost[CAP_LOSS_KSTACK] || s->lost[CAP_LOSS_USTACK])
-		warnx("the capture lost %" PRIu64 " kernel and %" PRIu64 " user stacks",
-		      s->lost[CAP_LOSS_KSTACK], s->lost[CAP_LOSS_USTACK]);
-	if (verbose ? truncated > 0 : cut_matters(truncated, s->samples))
-		warnx("the capture has %" PRIu64 " of %" PRIu64 " user stacks cut short (no CFI, "
-		      "stack copy too short, or CFI not evaluable)",
-		      truncated, s->samples);
-	if (s->lost[CAP_LOSS_SWITCH])
-		warnx("the capture lost %" PRIu64 " off-CPU blocks (switch-out not timed)",
-		      s->lost[CAP_LOSS_SWITCH]);
+	/* What makes the capture partial always; what some samples are told
+	 * with less of (mappings, wakers) with -v, as the frames' trailer
+	 * counts all. */
+	for (uint32_t c = 1; c < CAP_LOSS_MAX; c++) {
+		const struct cap_loss_info *li = cap_loss_info(c);
+
+		if (s->lost[c] && (li->kind == CAP_LOSS_PARTIAL ||
+				   (li->kind == CAP_LOSS_PART && verbose)))
+			warnx("the capture lost %" PRIu64 " %s (%s)", s->lost[c], li->what, li->why);
+	}
+	if (verbose ? cut > 0 : cut_matters(cut, s->samples)) {
+		char said[256];
+
+		cap_loss_cut_said(s->lost, said, sizeof(said));
+		warnx("the capture has %" PRIu64 " of %" PRIu64 " user stacks cut short: %s", cut,
+		      s->samples, said);
+	}
 	if (file_reader_stats(s->reader)->stalled)
 		warnx("%" PRIu64 " file(s) stay unresolved on file systems that did not answer (a "
 		      "FUSE server stopped?); waited %d s for them %" PRIu64 " time(s)",

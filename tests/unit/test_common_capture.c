@@ -386,3 +386,46 @@ TEST(malformed_records_are_corrupt)
 	capr_free(&r);
 	fclose(f);
 }
+
+/* Each cause is said with the name docs/FORMATS.md gives its number, and
+ * the three that cut stacks short are said together, each with its count. */
+TEST(every_loss_cause_is_said_as_documented)
+{
+	char line[512], said[256];
+	uint64_t lost[CAP_LOSS_MAX] = { 0 };
+	int documented = 0;
+	FILE *doc = fopen("docs/FORMATS.md", "r");
+
+	CHECK(doc != NULL);
+	if (!doc)
+		return;
+	while (fgets(line, sizeof(line), doc)) {
+		unsigned cause;
+		char name[64];
+
+		if (sscanf(line, "| %u | `%63[a-z-]` |", &cause, name) != 2)
+			continue;
+		/* The LOSS table is the only one of numbers and `names`. */
+		CHECK(cause > 0 && cause < CAP_LOSS_MAX);
+		if (cause == 0 || cause >= CAP_LOSS_MAX)
+			continue;
+		CHECK_STR(cap_loss_name(cause), name);
+		CHECK(cap_loss_info(cause)->what && cap_loss_info(cause)->why);
+		documented++;
+	}
+	fclose(doc);
+	CHECK_INT(documented, CAP_LOSS_MAX - 1);
+	CHECK(cap_loss_info(0) == NULL);
+	CHECK(cap_loss_info(CAP_LOSS_MAX) == NULL);
+
+	lost[CAP_LOSS_TRUNC_NO_CFI] = 3;
+	lost[CAP_LOSS_TRUNC_ERROR] = 1;
+	lost[CAP_LOSS_RING] = 100; /* no cut */
+	CHECK_INT(cap_loss_cut(lost), 4);
+	cap_loss_cut_said(lost, said, sizeof(said));
+	CHECK_STR(said, "3 at code without CFI, 0 at the end of the stack copy "
+			"(see --stack-size), 1 at CFI that could not be evaluated");
+	/* Cut to what fits, never past it. */
+	cap_loss_cut_said(lost, said, 12);
+	CHECK_INT(strlen(said), 11);
+}
