@@ -55,21 +55,37 @@ void command_start(struct command *c)
 	}
 }
 
-bool command_done(struct command *c)
+/* The child has been reaped with its status: a failed exec said why. */
+static void reaped(struct command *c)
 {
 	int e;
 
-	if (!c->exited && c->pid > 0 && waitpid(c->pid, &c->status, WNOHANG) == c->pid) {
-		c->exited = true;
-		/* The child is gone: its end is closed, and the read cannot
-		 * block. */
-		if (c->exec_fd > 0) {
-			c->exec_failed = read(c->exec_fd, &e, sizeof(e)) == sizeof(e);
-			close(c->exec_fd);
-			c->exec_fd = -1;
-		}
+	c->exited = true;
+	/* The child is gone: its end is closed, and the read cannot block. */
+	if (c->exec_fd > 0) {
+		c->exec_failed = read(c->exec_fd, &e, sizeof(e)) == sizeof(e);
+		close(c->exec_fd);
+		c->exec_fd = -1;
 	}
+}
+
+bool command_done(struct command *c)
+{
+	if (!c->exited && c->pid > 0 && waitpid(c->pid, &c->status, WNOHANG) == c->pid)
+		reaped(c);
 	return c->exited;
+}
+
+void command_wait(struct command *c)
+{
+	pid_t r;
+
+	if (c->exited || c->pid <= 0)
+		return;
+	while ((r = waitpid(c->pid, &c->status, 0)) < 0 && errno == EINTR)
+		;
+	if (r == c->pid)
+		reaped(c);
 }
 
 void command_abort(struct command *c)

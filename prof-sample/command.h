@@ -28,6 +28,9 @@ void command_start(struct command *c);
 /* Reaps the child if it has exited; true once it has. */
 bool command_done(struct command *c);
 
+/* Waits for the child to exit, as a shell would, and reaps it. */
+void command_wait(struct command *c);
+
 /* Kills the child if it has not been started (prof-sample failed). */
 void command_abort(struct command *c);
 

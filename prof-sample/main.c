@@ -267,8 +267,7 @@ cleanup:
 		 * write): wait for it, as a shell would.  It never started
 		 * if prof-sample could not. */
 		command_abort(&cmd);
-		while (!command_done(&cmd))
-			usleep(10000);
+		command_wait(&cmd);
 		return status == EXIT_USAGE ? status : command_exit_status(&cmd);
 	}
 	return status;
