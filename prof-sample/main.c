@@ -24,10 +24,9 @@
 #include "perf_events.h"
 #include "profile.skel.h"
 #include "recorder.h"
-#include "rotation.h"
 #include "session.h"
+#include "sink.h"
 #include "source.h"
-#include "stream.h"
 #include "targets.h"
 
 static volatile sig_atomic_t exiting;
@@ -146,6 +145,28 @@ static int tend_cache(const struct options *o)
 	return EXIT_OK;
 }
 
+/* How the run ends: the last drain and END record, the last file closed,
+ * and the losses said.  Samples, stacks or blocks lost (a ring that
+ * overflowed at a high frequency), and files lost or not printed (their
+ * directory tampered with, say), make the output partial; a capture that
+ * cannot be written is an error, as in every program, and samples that
+ * could not be read cut it short. */
+static int finish(struct session *session, struct sink *out, bool failed, bool say_empty)
+{
+	int status = !failed ? EXIT_OK : sink_failed(out) ? EXIT_USAGE : EXIT_PARTIAL;
+
+	if (!failed) {
+		session_finish(session);
+		if (!sink_finish(out, recorder_stats(session->rec)->samples))
+			status = EXIT_USAGE;
+	}
+	if (session_report(session, say_empty) && status == EXIT_OK)
+		status = EXIT_PARTIAL;
+	if (sink_report(out) && status == EXIT_OK)
+		status = EXIT_PARTIAL;
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	struct options opt;
@@ -154,9 +175,8 @@ int main(int argc, char **argv)
 	struct perf_events events = { 0 };
 	struct command cmd = { 0 };
 	struct session session = { 0 };
-	struct rotation rot = { .h.sock = -1 };
-	bool opened = false, failed = false, follow;
-	FILE *out;
+	struct sink out;
+	bool failed = false, follow;
 	int status = EXIT_USAGE, err;
 
 	/* A Ctrl-C at any moment, even before sampling starts, gives a
@@ -169,8 +189,7 @@ int main(int argc, char **argv)
 		return tend_cache(&opt);
 	verbose_libbpf = opt.verbose > 1;
 	libbpf_set_print(libbpf_print);
-	/* --rotate's files are made once sampling can start. */
-	out = opt.rotate ? NULL : output_open(opt.output, true);
+	sink_init(&out, &opt);
 	targets_check(&opt.targets);
 	require_btf();
 	src = source_for(&opt);
@@ -179,7 +198,7 @@ int main(int argc, char **argv)
 	/* The command is forked first, held before its exec, so that its PID
 	 * is in the filter before it runs. */
 	if (opt.command)
-		command_spawn(&cmd, opt.command, out == stdout || opt.rotate);
+		command_spawn(&cmd, opt.command, sink_owns_stdout(&out));
 
 	skel = profile_bpf__open();
 	if (!skel) {
@@ -204,13 +223,7 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 
-	if (opt.rotate && (!rotation_start(&rot, opt.output, opt.keep) ||
-			   !(out = rotation_next(&rot))))
-		goto cleanup;
-	opened = true;
-	/* The session writes to out from here on, and with --rotate moves
-	 * on to other files. */
-	if (!session_open(&session, skel, src, &opt, out, opt.rotate ? &rot : NULL))
+	if (!sink_start(&out) || !session_open(&session, skel, src, &opt, &out))
 		goto cleanup;
 	/* Off-CPU time alone needs no clock. */
 	err = src->program(skel) ? perf_events_attach(&events, src->program(skel),
@@ -230,38 +243,14 @@ int main(int argc, char **argv)
 		;
 	/* Stop sampling first so the last drain sees every sample taken. */
 	stop_clock(skel, &events);
-	/* A capture that cannot be written is an error, as in every program;
-	 * samples that cannot be read cut it short. */
-	status = !failed			    ? EXIT_OK
-		 : !session.out || ferror(session.out) ? EXIT_USAGE
-							: EXIT_PARTIAL;
-	if (!failed) {
-		session_finish(&session);
-		if (opt.rotate
-			? !rotation_finish(&rot, session.out, recorder_stats(session.rec)->samples)
-			: !output_close(session.out, opt.output))
-			status = EXIT_USAGE;
-		session.out = NULL;
-	}
-	/* Samples, stacks or blocks lost (a ring that overflowed at a high
-	 * frequency), and files lost or not printed (their directory
-	 * tampered with, say), make the run's output partial. */
-	if (session_report(&session, !(opt.command && cmd.exec_failed)) && status == EXIT_OK)
-		status = EXIT_PARTIAL;
-	if (opt.rotate && rotation_report(&rot) && status == EXIT_OK)
-		status = EXIT_PARTIAL;
+	status = finish(&session, &out, failed, !(opt.command && cmd.exec_failed));
 
 cleanup:
 	stop_clock(skel, &events);
-	if (opened) {
-		out = session.out;
-		session_close(&session);
-	}
+	session_close(&session);
 	profile_bpf__destroy(skel);
 	targets_free(&opt.targets);
-	if (out)
-		fclose(out);
-	rotation_stop(&rot);
+	sink_close(&out);
 	if (opt.command) {
 		/* Sampling ended before the command (-d, a signal, a failed
 		 * write): wait for it, as a shell would.  It never started

@@ -46,7 +46,7 @@ static bool start_cache(struct build_id_cache *c, const struct options *o)
 }
 
 bool session_open(struct session *s, struct profile_bpf *skel, const struct source_ops *src,
-		  const struct options *o, FILE *out, struct rotation *rot)
+		  const struct options *o, struct sink *out)
 {
 	bool have_ksyms, have_opener;
 
@@ -55,7 +55,6 @@ bool session_open(struct session *s, struct profile_bpf *skel, const struct sour
 	s->skel = skel;
 	s->src = src;
 	s->out = out;
-	s->rot = rot;
 	s->opener.h.sock = -1;
 	s->cache.keeper.sock = -1;
 	s->sb.map_fd = -1;
@@ -74,7 +73,7 @@ bool session_open(struct session *s, struct profile_bpf *skel, const struct sour
 	s->have_cache = o->build_id_cache && start_cache(&s->cache, o);
 
 	mapped_files_init(&s->files, have_opener ? &s->opener : NULL);
-	s->rec = recorder_new(out, o->output, have_ksyms ? &s->ksyms : NULL, &s->procs, o->verbose > 0);
+	s->rec = recorder_new(sink_file(out), o->output, have_ksyms ? &s->ksyms : NULL, &s->procs, o->verbose > 0);
 	processes_init(&s->procs, recorder_news(s->rec), &s->files);
 	s->procs.cache = s->have_cache ? &s->cache : NULL;
 	/* Opened while prof-sample may read every cgroup's marks: the
@@ -104,6 +103,8 @@ bool session_open(struct session *s, struct profile_bpf *skel, const struct sour
 
 void session_close(struct session *s)
 {
+	if (!s->opt)
+		return;
 	if (s->src_state)
 		s->src->close(s->src_state);
 	sideband_close(&s->sb);
@@ -264,13 +265,9 @@ static bool rotate(struct session *s)
 	uint64_t now = monotonic_ns();
 
 	recorder_end(s->rec, now - s->file_start_ns);
-	if (!rotation_finish(s->rot, s->out, recorder_stats(s->rec)->samples)) {
-		s->out = NULL;
+	if (!sink_next(s->out, recorder_stats(s->rec)->samples))
 		return false;
-	}
-	if (!(s->out = rotation_next(s->rot)))
-		return false;
-	recorder_next_file(s->rec, s->out, s->opt->output);
+	recorder_next_file(s->rec, sink_file(s->out), s->opt->output);
 	processes_next_file(&s->procs);
 	s->file_start_ns = now;
 	write_info(s);

@@ -19,8 +19,8 @@
 #include "opener.h"
 #include "options.h"
 #include "processes.h"
-#include "rotation.h"
 #include "sideband.h"
+#include "sink.h"
 #include "source.h"
 
 struct profile_bpf;
@@ -40,8 +40,7 @@ struct session {
 	struct mapped_files files;
 	struct processes procs;
 	struct sideband sb;
-	FILE *out;		/* the capture being written */
-	struct rotation *rot;	/* --rotate: where the next file comes from */
+	struct sink *out;	/* where the capture goes */
 	int ncpus;
 	uint64_t start_ns, next_drain_ns, deadline_ns;
 	uint64_t file_start_ns, next_rotation_ns; /* of the file being written */
@@ -49,12 +48,12 @@ struct session {
 	uint64_t sideband_reported;
 };
 
-/* Starts the capture on out with the loaded skel and its source src;
- * with rot, a new file from it every --rotate seconds (s->out is the one
- * being written).  False, with a message printed, if it cannot;
- * session_close() is due either way. */
+/* Starts the capture in out's file with the loaded skel and its source
+ * src; with --rotate, in out's next file every period.  False, with a
+ * message printed, if it cannot; session_close() is due either way (and
+ * does nothing to a session never opened, all zeros). */
 bool session_open(struct session *s, struct profile_bpf *skel, const struct source_ops *src,
-		  const struct options *o, FILE *out, struct rotation *rot);
+		  const struct options *o, struct sink *out);
 void session_close(struct session *s);
 
 /* Once sampling runs on ncpus CPUs: the INFO record, then the mappings of
