@@ -30,6 +30,7 @@ teardown() {
 	for m in ${MOUNTS:-}; do
 		fusermount -u "$m" 2>/dev/null || umount -l "$m"
 	done
+	stop_jobs
 	wait 2>/dev/null || true
 	[ -n "${FUSE_CONF:-}" ] && cp "$FUSE_CONF" /etc/fuse.conf
 	[ -n "${MADE_USER:-}" ] && userdel "$MADE_USER"

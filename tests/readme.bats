@@ -13,6 +13,7 @@ setup() {
 
 teardown() {
 	[ -n "${NGINX:-}" ] && kill "$NGINX" 2>/dev/null
+	stop_jobs
 	wait 2>/dev/null || true
 	[ -n "${CG:-}" ] && rmdir "$CG" 2>/dev/null
 	rm -rf "$TMP"

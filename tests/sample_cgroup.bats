@@ -30,6 +30,7 @@ setup() {
 teardown() {
 	kill "${pids[@]}" 2>/dev/null || true
 	wait "${pids[@]}" 2>/dev/null || true
+	stop_jobs
 	# Innermost first: a user's cgroups, then those made for them.
 	find "$CG/$BASE" -depth -type d -exec rmdir {} + 2>/dev/null || true
 	umount "$CG" 2>/dev/null || true

@@ -22,6 +22,7 @@ teardown() {
 	fi
 	[ -n "${NS_MNT:-}" ] && umount "$NS_MNT" 2>/dev/null
 	[ -n "${CG:-}" ] && rmdir "$CG" 2>/dev/null
+	stop_jobs
 	rm -rf "$TMP"
 }
 

@@ -24,6 +24,7 @@ setup() {
 teardown() {
 	# B may be several pids: the hogs.
 	[ -n "${A:-}" ] && kill "$A" ${B:-} 2>/dev/null
+	stop_jobs
 	wait 2>/dev/null || true
 	rm -rf "${TMP:-/nonexistent}"
 }

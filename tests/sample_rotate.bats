@@ -15,6 +15,7 @@ setup() {
 
 teardown() {
 	stop_workload
+	stop_jobs
 	if mountpoint -q "$TMP/fuse" 2>/dev/null; then fusermount -u "$TMP/fuse"; fi
 	if [ -n "$CG" ] && [ -d "$CG" ]; then
 		# Back to the root, then the test's cgroup can go.

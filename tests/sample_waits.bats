@@ -19,6 +19,7 @@ teardown() {
 	for p in "${PIDS[@]}"; do
 		kill "$p" 2>/dev/null || true
 	done
+	stop_jobs
 	if [ -n "$CG" ] && [ -d "$CG" ]; then
 		rmdir "$CG" 2>/dev/null || true
 	fi

@@ -13,11 +13,6 @@ setup() {
 	unset DEBUGINFOD_URLS
 }
 
-teardown() {
-	stop_workload
-	rm -rf "$TMP"
-}
-
 # capture_chain SECONDS: a capture of the chain workload, which then exits.
 # It runs until the capture ends, however long prof-sample takes to start
 # (an ASan build on a loaded machine: seconds).

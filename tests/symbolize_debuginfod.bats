@@ -30,6 +30,7 @@ teardown() {
 		kill "$DPID" 2>/dev/null || true
 		wait "$DPID" 2>/dev/null || true
 	fi
+	stop_jobs
 	rm -rf "$TMP"
 }
 

@@ -23,6 +23,7 @@ teardown() {
 		kill "$NSPID" 2>/dev/null || true
 		wait "$NSPID" 2>/dev/null || true
 	fi
+	stop_jobs
 	rm -rf "$TMP"
 }
 
