@@ -53,8 +53,6 @@
 #define bpf_ksym_exists(sym) (!!&(sym))
 #endif
 
-#define EEXIST 17
-
 /* Scratch slots: a perf-event program runs in NMI and may interrupt a
  * tracepoint program on its CPU, so each has its own. */
 #define SLOT_NMI 0
@@ -73,6 +71,7 @@ static __always_inline void count(enum prof_counter c)
 	__sync_fetch_and_add(&counters[c], 1);
 }
 
+#include "maps.bpf.h"
 #include "targets.bpf.h"
 #include "stacks.bpf.h"
 #include "registers.bpf.h"

@@ -66,14 +66,11 @@ static __always_inline __u64 keep_stack(void *stacks, struct stack_trace *st, bo
 					enum prof_counter lost)
 {
 	__u64 h = prof_stack_key(st->ip, st->nr, kernel);
-	long err;
 
-	/* Most samples repeat a stack already stored this interval: a lookup
-	 * of the 8-byte key is much cheaper than copying 1 KB to find out. */
-	if (bpf_map_lookup_elem(stacks, &h))
-		return h;
-	err = bpf_map_update_elem(stacks, &h, st, BPF_NOEXIST);
-	if (err && err != -EEXIST) {
+	/* Most samples repeat a stack already stored this interval: the
+	 * lookup of the 8-byte key first is much cheaper than copying 1 KB
+	 * to find out. */
+	if (!lookup_or_try_init(stacks, &h, st)) {
 		count(lost);
 		return 0;
 	}
@@ -101,27 +98,15 @@ static __always_inline __u64 store_stack(void *ctx, void *stacks, bool kernel,
 /* Counts one sample (weight 0) or one block of weight nanoseconds. */
 static __always_inline int count_key(void *counts, struct sample_key *key, __u64 weight)
 {
-	struct sample_value one = { 1, weight }, *val;
-	long err;
+	static const struct sample_value zero;
+	struct sample_value *val = lookup_or_try_init(counts, key, &zero);
 
-	val = bpf_map_lookup_elem(counts, key);
-	if (val) {
-		__sync_fetch_and_add(&val->count, 1);
-		__sync_fetch_and_add(&val->weight, weight);
+	if (!val) {
+		count(PROF_LOST_COUNT);
 		return 0;
 	}
-	err = bpf_map_update_elem(counts, key, &one, BPF_NOEXIST);
-	if (err == -EEXIST) {
-		/* Another CPU inserted the same key first. */
-		val = bpf_map_lookup_elem(counts, key);
-		if (val) {
-			__sync_fetch_and_add(&val->count, 1);
-			__sync_fetch_and_add(&val->weight, weight);
-			return 0;
-		}
-	}
-	if (err)
-		count(PROF_LOST_COUNT);
+	__sync_fetch_and_add(&val->count, 1);
+	__sync_fetch_and_add(&val->weight, weight);
 	return 0;
 }
 
