@@ -1,11 +1,12 @@
 /*
  * prof-sample: sample on-CPU stacks with eBPF and write a raw capture.
  *
- * Shape as libbpf-tools' bootstrap: open the skeleton, configure it, load,
- * attach, then run the capture session until the duration ends, a signal
- * arrives or the targets are gone; one cleanup path.  How samples are
- * taken is the sample source's (source.h); what the capture says is the
- * recorder's (recorder.h).
+ * Shape as libbpf-bootstrap's bootstrap.c: open the skeleton, configure
+ * it, load, attach, then run the capture session until the duration ends,
+ * a signal arrives or the targets are gone; stop, finish, one cleanup
+ * path.  How samples are taken is the sample source's (source.h); what the
+ * capture says is the recorder's (recorder.h); where it goes, the sink's
+ * (sink.h).
  */
 #include <bpf/libbpf.h>
 #include <errno.h>
