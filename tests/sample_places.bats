@@ -366,7 +366,7 @@ unmounts_while_sampling() {
 	done
 }
 
-@test "a 3 ms program in a 0700 directory, run 10 times: once one run's file is had, every later run reaches main, and the cache has it" {
+@test "a 3 ms program in a 0700 directory, run 20 times: once one run's file is had, every later run reaches main, and the cache has it" {
 	dir=$(mktemp -d)
 	cat > "$TMP/brief.c" <<-'EOF2'
 		#include <time.h>
@@ -388,8 +388,10 @@ unmounts_while_sampling() {
 	SAMPLER=$!
 	sampling
 	# Each run's pid noted as it starts: pids wrap at pid_max, so their
-	# order is not the runs' (a CI run's last run had pid 314).
-	for _ in $(seq 10); do
+	# order is not the runs' (a CI run's last run had pid 314).  A run's
+	# file is had only if a read of the sample ring (every 10 ms) finds it
+	# still running: with 10 runs, 2 of the last 6 suites here had none.
+	for _ in $(seq 20); do
 		sh -c 'echo $$ >> "$3" && echo $$ > "$1/cgroup.procs" && exec "$2"' \
 			sh "$CG" "$dir/brief" "$TMP/order"
 		sleep 0.3
