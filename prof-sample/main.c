@@ -146,6 +146,21 @@ static int tend_cache(const struct options *o)
 	return EXIT_OK;
 }
 
+/* The privilege timeline, in the order docs/SECURITY.md draws it, once
+ * sampling runs on ncpus CPUs: every helper forked while prof-sample still
+ * holds what it keeps (the file rotation helper makes the first --rotate
+ * file, as the user prof-sample was started as), the last reads that need
+ * privilege (the running processes' mappings), the drop; only the file
+ * reader, which is to be as unprivileged as the main process, after it. */
+static bool separate_privileges(struct session *session, struct sink *out, int ncpus)
+{
+	if (!sink_start(out))
+		return false;
+	session_start_helpers(session);
+	session_begin(session, ncpus);
+	return session_drop_privileges(session);
+}
+
 /* How the run ends: the last drain and END record, the last file closed,
  * and the losses said.  Samples, stacks or blocks lost (a ring that
  * overflowed at a high frequency), and files lost or not printed (their
@@ -224,7 +239,7 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 
-	if (!sink_start(&out) || !session_open(&session, skel, src, &opt, &out))
+	if (!session_open(&session, skel, src, &opt, &out))
 		goto cleanup;
 	/* Off-CPU time alone needs no clock. */
 	err = src->program(skel) ? perf_events_attach(&events, src->program(skel),
@@ -233,8 +248,9 @@ int main(int argc, char **argv)
 							      opt.kernel, opt.targets.cpus,
 							      opt.targets.ncpus })
 				 : 0;
-	if (err || !session_begin(&session, src->program(skel) ? events.nattached
-								: libbpf_num_possible_cpus()))
+	if (err || !separate_privileges(&session, &out,
+					src->program(skel) ? events.nattached
+							   : libbpf_num_possible_cpus()))
 		goto cleanup;
 	skel->bss->clock_running = events.nattached > 0;
 	if (opt.command)

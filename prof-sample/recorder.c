@@ -65,13 +65,10 @@ static void on_cgroup(void *ctx, uint32_t pid, const char *path, size_t len, uin
 	capw_cgroup(&r->w, pid, path, len, trusted);
 }
 
-struct recorder *recorder_new(FILE *out, const char *out_path, struct kallsyms *ksyms,
-			      struct processes *procs, bool verbose)
+struct recorder *recorder_new(struct kallsyms *ksyms, struct processes *procs, bool verbose)
 {
 	struct recorder *r = xcalloc(1, sizeof(*r));
 
-	capw_init(&r->w, out);
-	r->out_path = out_path;
 	r->ksyms = ksyms;
 	r->procs = procs;
 	r->news = (struct process_news){
@@ -304,19 +301,21 @@ void recorder_run_stats(const struct recorder *r, struct recorder_stats *run)
 
 void recorder_next_file(struct recorder *r, FILE *out, const char *out_path)
 {
-	recorder_run_stats(r, &r->done);
-	r->stats = (struct recorder_stats){ 0 };
-	capw_free(&r->w);
+	if (r->w.f) {
+		recorder_run_stats(r, &r->done);
+		r->stats = (struct recorder_stats){ 0 };
+		capw_free(&r->w);
+		/* What a file says once is said again in the next: each is
+		 * read alone. */
+		htab_free(r->stacks);
+		htab_free(r->pysyms);
+		htab_free_values(r->threads, free);
+		r->stacks = htab_new();
+		r->threads = htab_new();
+		r->pysyms = htab_new();
+		if (r->ksyms)
+			kallsyms_unwritten(r->ksyms);
+	}
 	capw_init(&r->w, out);
 	r->out_path = out_path;
-	/* What a file says once is said again in the next: each is read
-	 * alone. */
-	htab_free(r->stacks);
-	htab_free(r->pysyms);
-	htab_free_values(r->threads, free);
-	r->stacks = htab_new();
-	r->threads = htab_new();
-	r->pysyms = htab_new();
-	if (r->ksyms)
-		kallsyms_unwritten(r->ksyms);
 }

@@ -29,12 +29,11 @@ struct recorder_stats {
 	uint32_t stacks; /* distinct stacks written */
 };
 
-/* Writes to out, named out_path in messages (NULL or "-": stdout).  ksyms
- * may be NULL (kernel frames then stay addresses).  The process
- * table is consulted for each sampled process; it is given its news
- * (recorder_news()) when it is initialised. */
-struct recorder *recorder_new(FILE *out, const char *out_path, struct kallsyms *ksyms,
-			      struct processes *procs, bool verbose);
+/* A recorder that writes nothing until recorder_next_file() gives it its
+ * first file.  ksyms may be NULL (kernel frames then stay addresses).  The
+ * process table is consulted for each sampled process; it is given its
+ * news (recorder_news()) when it is initialised. */
+struct recorder *recorder_new(struct kallsyms *ksyms, struct processes *procs, bool verbose);
 void recorder_free(struct recorder *r);
 
 /* What the process table reports goes into the capture through these. */
@@ -97,8 +96,10 @@ void recorder_end(struct recorder *r, uint64_t duration_ns);
 const struct recorder_stats *recorder_stats(const struct recorder *r);
 void recorder_run_stats(const struct recorder *r, struct recorder_stats *run);
 
-/* Once the END record is written (--rotate): goes on in a new capture on
- * out, where nothing was said yet (the caller gives it its INFO). */
+/* The capture the records go to from now on, named out_path in messages
+ * (NULL or "-": stdout): the first, or once the END record is written
+ * (--rotate) the next, where nothing was said yet.  The caller gives it its
+ * INFO. */
 void recorder_next_file(struct recorder *r, FILE *out, const char *out_path);
 
 #endif

@@ -48,7 +48,7 @@ static bool start_cache(struct build_id_cache *c, const struct options *o)
 bool session_open(struct session *s, struct profile_bpf *skel, const struct source_ops *src,
 		  const struct options *o, struct sink *out)
 {
-	bool have_ksyms, have_opener;
+	bool have_ksyms;
 
 	memset(s, 0, sizeof(*s));
 	s->opt = o;
@@ -66,16 +66,11 @@ bool session_open(struct session *s, struct profile_bpf *skel, const struct sour
 		warn("/proc/kallsyms: kernel frames will stay unresolved");
 	/* Before any helper is forked: which user namespace is the host's. */
 	local_fs_init();
-	/* Forked while prof-sample may still give it what it keeps. */
-	have_opener = opener_start(&s->opener);
-	if (!have_opener)
-		warnx("files only their owners may read will stay unresolved");
-	s->have_cache = o->build_id_cache && start_cache(&s->cache, o);
-
-	mapped_files_init(&s->files, have_opener ? &s->opener : NULL);
-	s->rec = recorder_new(sink_file(out), o->output, have_ksyms ? &s->ksyms : NULL, &s->procs, o->verbose > 0);
+	/* The opener is added once forked (session_start_helpers()): no
+	 * file is opened before. */
+	mapped_files_init(&s->files, NULL);
+	s->rec = recorder_new(have_ksyms ? &s->ksyms : NULL, &s->procs, o->verbose > 0);
 	processes_init(&s->procs, recorder_news(s->rec), &s->files);
-	s->procs.cache = s->have_cache ? &s->cache : NULL;
 	/* Opened while prof-sample may read every cgroup's marks: the
 	 * processes already running are checked before it gives that up. */
 	if (!cgroup_trust_open(&s->cgroups) && o->verbose)
@@ -182,24 +177,43 @@ static void snapshot_processes(struct session *s)
 		processes_snapshot(&s->procs, proc_tgid(t->tids[i]));
 }
 
-bool session_begin(struct session *s, int ncpus)
+void session_start_helpers(struct session *s)
+{
+	const struct options *o = s->opt;
+
+	if (opener_start(&s->opener))
+		s->files.opener = &s->opener;
+	else
+		warnx("files only their owners may read will stay unresolved");
+	s->have_cache = o->build_id_cache && start_cache(&s->cache, o);
+	s->procs.cache = s->have_cache ? &s->cache : NULL;
+}
+
+void session_begin(struct session *s, int ncpus)
 {
 	const struct options *o = s->opt;
 
 	s->ncpus = ncpus;
+	recorder_next_file(s->rec, sink_file(s->out), o->output);
 	write_info(s);
 	snapshot_processes(s);
+	s->next_drain_ns = s->start_ns + (uint64_t)(o->interval * 1e9);
+	s->deadline_ns = o->duration ? s->start_ns + (uint64_t)(o->duration * 1e9) : UINT64_MAX;
+	s->next_rotation_ns = o->rotate ? s->start_ns + o->rotate * 1000000000ull : UINT64_MAX;
+}
+
+bool session_drop_privileges(struct session *s)
+{
 	/* Everything privileged is done: what parses untrusted input from
 	 * here on (ELF files, perf maps) runs without it, and files only
-	 * privilege may open come through the opener. */
+	 * privilege may open come through the opener.  The maps are drained
+	 * with bpf() calls on descriptors already held: without CAP_BPF
+	 * where the kernel allows it. */
 	if (!drop_privileges(!bpf_maps_work_unprivileged(bpf_map__fd(s->skel->maps.counts0))))
 		return false;
 	/* Paths, and files not on a local file system, from here on: by a
 	 * helper as unprivileged as the main process, that can be killed. */
 	mapped_files_start_reader(&s->files);
-	s->next_drain_ns = s->start_ns + (uint64_t)(o->interval * 1e9);
-	s->deadline_ns = o->duration ? s->start_ns + (uint64_t)(o->duration * 1e9) : UINT64_MAX;
-	s->next_rotation_ns = o->rotate ? s->start_ns + o->rotate * 1000000000ull : UINT64_MAX;
 	return true;
 }
 

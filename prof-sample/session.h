@@ -48,18 +48,28 @@ struct session {
 	uint64_t sideband_reported;
 };
 
-/* Starts the capture in out's file with the loaded skel and its source
- * src; with --rotate, in out's next file every period.  False, with a
- * message printed, if it cannot; session_close() is due either way (and
- * does nothing to a session never opened, all zeros). */
+/* Readies the capture with the loaded skel and its source src, to be
+ * written in out's file (out's first file is had by session_begin()); with
+ * --rotate, in out's next file every period.  False, with a message
+ * printed, if it cannot; session_close() is due either way (and does
+ * nothing to a session never opened, all zeros). */
 bool session_open(struct session *s, struct profile_bpf *skel, const struct source_ops *src,
 		  const struct options *o, struct sink *out);
 void session_close(struct session *s);
 
-/* Once sampling runs on ncpus CPUs: the INFO record, then the mappings of
- * the processes running (while prof-sample may still read anyone's), then
- * privilege is given up.  False, with a message, if that fails. */
-bool session_begin(struct session *s, int ncpus);
+/* The helpers the session's files need, forked while prof-sample may
+ * still give them what they keep: the file opener, the keeper of the
+ * build-id cache.  Without them the capture goes on (said). */
+void session_start_helpers(struct session *s);
+
+/* Once sampling runs on ncpus CPUs: the INFO record in out's first file,
+ * then the mappings of the processes running, read while prof-sample may
+ * still read anyone's. */
+void session_begin(struct session *s, int ncpus);
+
+/* Gives up privilege (privileges.h), then starts what reads files by path
+ * without it.  False, with a message, if the drop fails. */
+bool session_drop_privileges(struct session *s);
 
 /* Waits for and handles what comes (samples to unwind, process events),
  * draining at each interval, and going on in a new file after the drain

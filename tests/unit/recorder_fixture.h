@@ -34,7 +34,8 @@ static inline void fixture_init(struct fixture *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->capture = open_memstream(&f->buf, &f->len);
-	f->rec = recorder_new(f->capture, "memory", NULL, &f->ps, false);
+	f->rec = recorder_new(NULL, &f->ps, false);
+	recorder_next_file(f->rec, f->capture, "memory");
 	mapped_files_init(&f->files, NULL);
 	mapped_files_start_reader(&f->files);
 	processes_init(&f->ps, recorder_news(f->rec), &f->files);
