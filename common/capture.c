@@ -131,11 +131,7 @@ uint64_t cap_rawstack_reg(const struct cap_rawstack *r, uint32_t i)
 
 static void put(struct cap_writer *w, const void *p, size_t n)
 {
-	if (w->len + n > w->cap) {
-		while (w->len + n > w->cap)
-			w->cap = w->cap ? w->cap * 2 : 4096;
-		w->buf = xrealloc(w->buf, w->cap);
-	}
+	w->buf = xreserve_from(w->buf, &w->cap, w->len + n, 1, 4096);
 	if (n)
 		memcpy(w->buf + w->len, p, n);
 	w->len += n;

@@ -63,15 +63,21 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 
 /* p with room for need elements of size, *cap counting those it has room
- * for: doubled (from 256) until they fit.  Inline: the common case, room
- * enough, is one comparison on hot paths. */
-static inline void *xreserve(void *p, size_t *cap, size_t need, size_t size)
+ * for: doubled (from first) until they fit.  Inline: the common case, room
+ * enough, is one comparison on hot paths.  A small first where there are
+ * many arrays (one per process), a large one where one grows far. */
+static inline void *xreserve_from(void *p, size_t *cap, size_t need, size_t size, size_t first)
 {
 	if (need <= *cap)
 		return p;
 	while (*cap < need)
-		*cap = *cap ? *cap * 2 : 256;
+		*cap = *cap ? *cap * 2 : first;
 	return xreallocarray(p, *cap, size);
+}
+
+static inline void *xreserve(void *p, size_t *cap, size_t need, size_t size)
+{
+	return xreserve_from(p, cap, need, size, 256);
 }
 
 #endif

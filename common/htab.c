@@ -174,10 +174,7 @@ struct htab_entry *htab_upsert_hashed(struct htab *h, const void *key, size_t le
 	}
 	if (len > UINT32_MAX)
 		errx(EXIT_USAGE, "hash key of %zu bytes is too long", len);
-	if (h->count == h->cap) {
-		h->cap = h->cap ? h->cap * 2 : 64;
-		h->entries = xreallocarray(h->entries, h->cap, sizeof(*h->entries));
-	}
+	h->entries = xreserve_from(h->entries, &h->cap, h->count + 1, sizeof(*h->entries), 64);
 	e = &h->entries[h->count++];
 	e->key = arena_copy(h, key, len);
 	e->len = (uint32_t)len;

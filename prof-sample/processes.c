@@ -139,10 +139,7 @@ static void add(struct process *p, const struct mapping *m)
 	}
 	if (p->n && same(&p->maps[p->n - 1], m))
 		return;
-	if (p->n == p->cap) {
-		p->cap = p->cap ? p->cap * 2 : 16;
-		p->maps = xreallocarray(p->maps, p->cap, sizeof(*p->maps));
-	}
+	p->maps = xreserve_from(p->maps, &p->cap, p->n + 1, sizeof(*p->maps), 16);
 	p->maps[p->n] = *m;
 	p->maps[p->n].path = xstrdup(m->path);
 	p->n++;

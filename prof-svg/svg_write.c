@@ -148,10 +148,7 @@ static double budget_min(const struct frame_tree *t, double minw, double maxfram
 		double c = t->nodes[i].count;
 		if (c < minw || c <= 0)
 			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 4096;
-			counts = xreallocarray(counts, cap, sizeof(*counts));
-		}
+		counts = xreserve_from(counts, &cap, n + 1, sizeof(*counts), 4096);
 		counts[n++] = c;
 	}
 	if (n <= k || k == 0) {

@@ -97,10 +97,7 @@ static void add_die(struct cu_index *c, Dwarf_Die *die, bool inlined, Dwarf_File
 	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
 		if (lo >= hi)
 			continue;
-		if (c->n == c->cap) {
-			c->cap = c->cap ? c->cap * 2 : 64;
-			c->p = xreallocarray(c->p, c->cap, sizeof(*c->p));
-		}
+		c->p = xreserve_from(c->p, &c->cap, c->n + 1, sizeof(*c->p), 64);
 		c->p[c->n++] = (struct piece){ lo, hi, -1, inlined, name, call_file, call_line };
 	}
 }

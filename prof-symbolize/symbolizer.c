@@ -159,10 +159,7 @@ static void add_map(struct symbolizer *s, const struct cap_map *m)
 	struct pmap *pm;
 	char *copy;
 
-	if (p->n == p->cap) {
-		p->cap = p->cap ? p->cap * 2 : 16;
-		p->maps = xreallocarray(p->maps, p->cap, sizeof(*p->maps));
-	}
+	p->maps = xreserve_from(p->maps, &p->cap, p->n + 1, sizeof(*p->maps), 16);
 	/* One allocation holds the path and the build-id the record points
 	 * to, since the record's payload is reused by the reader. */
 	copy = xmalloc((size_t)m->path.len + m->build_id_len + 1);
