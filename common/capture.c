@@ -52,7 +52,9 @@ const struct cap_loss_info *cap_loss_info(uint32_t cause)
 
 const char *cap_loss_name(uint32_t cause)
 {
-	return cap_loss_info(cause) ? loss_info[cause].name : NULL;
+	const struct cap_loss_info *li = cap_loss_info(cause);
+
+	return li ? li->name : NULL;
 }
 
 uint64_t cap_loss_cut(const uint64_t lost[CAP_LOSS_MAX])

@@ -388,9 +388,13 @@ TEST(malformed_records_are_corrupt)
 }
 
 /* Each cause is said with the name docs/FORMATS.md gives its number, and
- * the three that cut stacks short are said together, each with its count. */
+ * as its "said" column tells; the three that cut stacks short are said
+ * together, each with its count. */
 TEST(every_loss_cause_is_said_as_documented)
 {
+	static const char *const kinds[] = {
+		[CAP_LOSS_PARTIAL] = "partial", [CAP_LOSS_PART] = "part", [CAP_LOSS_CUT] = "cut"
+	};
 	char line[512], said[256];
 	uint64_t lost[CAP_LOSS_MAX] = { 0 };
 	int documented = 0;
@@ -401,9 +405,9 @@ TEST(every_loss_cause_is_said_as_documented)
 		return;
 	while (fgets(line, sizeof(line), doc)) {
 		unsigned cause;
-		char name[64];
+		char name[64], kind[16];
 
-		if (sscanf(line, "| %u | `%63[a-z-]` |", &cause, name) != 2)
+		if (sscanf(line, "| %u | `%63[a-z-]` | %15[a-z] |", &cause, name, kind) != 3)
 			continue;
 		/* The LOSS table is the only one of numbers and `names`. */
 		CHECK(cause > 0 && cause < CAP_LOSS_MAX);
@@ -411,6 +415,7 @@ TEST(every_loss_cause_is_said_as_documented)
 			continue;
 		CHECK_STR(cap_loss_name(cause), name);
 		CHECK(cap_loss_info(cause)->what && cap_loss_info(cause)->why);
+		CHECK_STR(kinds[cap_loss_info(cause)->kind], kind);
 		documented++;
 	}
 	fclose(doc);
