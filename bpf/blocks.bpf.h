@@ -27,6 +27,10 @@ struct block {
 	__u64 weight;	      /* of the pending block */
 	__u32 pending;
 	__u32 adopted; /* blocked before the capture: its length is unknown */
+	/* dwarf: ustack was walked by the unwind tables, whole, at the
+	 * switch-out: the block is counted as --unwind=fp counts it. */
+	__u32 tabled;
+	__u32 reserved;
 	struct sample_key key; /* of the pending block */
 };
 

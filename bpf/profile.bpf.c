@@ -34,7 +34,8 @@
  *
  * One object, one skeleton; the code is in headers by concern, included
  * below in the order they build on each other: targets.bpf.h (who is
- * sampled), stacks.bpf.h (stacks and counts), registers.bpf.h and
+ * sampled), stacks.bpf.h (stacks and counts), registers.bpf.h,
+ * unwinder.bpf.h (user stacks walked by prof-sample's unwind tables) and
  * stack_copy.bpf.h (--unwind=dwarf's raw samples), ticks.bpf.h (the
  * clock's programs), blocks.bpf.h, wakeups.bpf.h and offcpu.bpf.h
  * (off-CPU time), waits.bpf.h (waits in progress); python.bpf.h walks
@@ -75,6 +76,7 @@ static __always_inline void count(enum prof_counter c)
 #include "targets.bpf.h"
 #include "stacks.bpf.h"
 #include "registers.bpf.h"
+#include "unwinder.bpf.h"
 #include "stack_copy.bpf.h"
 #include "ticks.bpf.h"
 #include "blocks.bpf.h"

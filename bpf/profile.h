@@ -90,6 +90,9 @@ enum prof_counter {
 	PROF_CUT_WAITS,	    /* pieces of waits in progress at an end of a file */
 	PROF_EARLY_TICKS,   /* ticks left out of a target: due before it was switched in */
 	PROF_LATE_TICKS,    /* ticks due while a target ran, charged at its switch-out */
+	PROF_TABLE_WHOLE,   /* dwarf: blocks' user stacks the unwind tables took whole, */
+	PROF_TABLE_CUT,	    /* or not (copied instead), */
+	PROF_TABLE_NONE,    /* or had none for (copied instead) */
 	PROF_NR_COUNTERS,
 };
 

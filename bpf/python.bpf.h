@@ -130,6 +130,17 @@ static __always_inline __u64 py_thread_state(const struct py_offsets *o, __u64 r
 	return 0;
 }
 
+/* Whether the current thread, of process pid, has a Python thread state:
+ * a process may map libpython and run none (perf does). */
+static __always_inline bool py_thread(__u32 pid)
+{
+	struct py_proc *p = bpf_map_lookup_elem(&py_procs, &pid);
+
+	if (!p || p->version >= PY_NVERSIONS)
+		return false;
+	return py_thread_state(&py_offsets[p->version], p->runtime) != 0;
+}
+
 static __always_inline void py_walk(struct py_stack *s, __u32 pid)
 {
 	struct py_proc *p = bpf_map_lookup_elem(&py_procs, &pid);

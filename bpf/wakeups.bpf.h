@@ -126,7 +126,7 @@ int BPF_PROG(offcpu_waking, struct task_struct *p)
 	else
 		bpf_get_current_comm(c->wakers[0].comm, sizeof(c->wakers[0].comm));
 	c->wakers[0].kstack = kernel_stacks ? store_stack(ctx, &held_stacks, true, PROF_LOST_WSTACK, SLOT_TP) : 0;
-	c->wakers[0].ustack = user_stacks && !irq ? store_stack(ctx, &held_stacks, false, PROF_LOST_WSTACK, SLOT_TP) : 0;
+	c->wakers[0].ustack = user_stacks && !irq ? store_user_stack(ctx, &held_stacks, PROF_LOST_WSTACK, SLOT_TP) : 0;
 	c->n = 1;
 	/* The waker's own chain: followed up to the depth, and counted as
 	 * cut beyond it (at depth 1, only a target waker has one). */

@@ -557,3 +557,17 @@ void processes_next_file(struct processes *ps)
 	ps->file++;
 	htab_remove_if(ps->byid, gone_or_renewed, NULL);
 }
+
+void processes_each(struct processes *ps, void (*fn)(void *arg, uint32_t pid), void *arg)
+{
+	size_t n = htab_count(ps->byid);
+	uint32_t *pids = xcalloc(n ? n : 1, sizeof(*pids));
+	struct htab_entry *e = htab_entries(ps->byid);
+
+	/* fn may look pids up: not while walking the entries. */
+	for (size_t i = 0; i < n; i++)
+		memcpy(&pids[i], e[i].key, sizeof(pids[i]));
+	for (size_t i = 0; i < n; i++)
+		fn(arg, pids[i]);
+	free(pids);
+}

@@ -104,4 +104,7 @@ void processes_next_file(struct processes *ps);
 const struct mapping *processes_maps(struct processes *ps, uint32_t pid, size_t *n,
 				     uint64_t *generation);
 
+/* Calls fn with every pid the table knows, exited or not. */
+void processes_each(struct processes *ps, void (*fn)(void *arg, uint32_t pid), void *arg);
+
 #endif

@@ -18,7 +18,7 @@
 #include "recorder.h"
 #include "waits.h"
 
-_Static_assert(PROF_NR_COUNTERS <= 16, "session.counters is too small");
+_Static_assert(PROF_NR_COUNTERS <= 24, "session.counters is too small");
 
 /* Storing in the build-id cache goes this long at a time between reads of
  * the rings: a host's libraries at the start of a capture take a second. */
@@ -373,6 +373,11 @@ static void report_blocks(const struct session *s, const struct recorder_stats *
 	      "counted from then; %llu wait(s) going on at the end of a file, counted "
 	      "up to it",
 	      (unsigned long long)c[PROF_ADOPTED_WAITS], (unsigned long long)c[PROF_CUT_WAITS]);
+	if (s->opt->dwarf)
+		warnx("blocks' user stacks walked whole by the unwind tables: %llu; copied "
+		      "instead: %llu cut short by them, %llu of processes without tables yet",
+		      (unsigned long long)c[PROF_TABLE_WHOLE], (unsigned long long)c[PROF_TABLE_CUT],
+		      (unsigned long long)c[PROF_TABLE_NONE]);
 }
 
 /* Each cause of loss, in common/capture.c's words, with what only this

@@ -44,7 +44,7 @@ struct session {
 	int ncpus;
 	uint64_t start_ns, next_drain_ns, deadline_ns;
 	uint64_t file_start_ns, next_rotation_ns; /* of the file being written */
-	uint64_t counters[16]; /* the BPF program's counters already recorded */
+	uint64_t counters[24]; /* the BPF program's counters already recorded */
 	uint64_t sideband_reported;
 };
 

@@ -4,6 +4,9 @@
  * as they arrive and aggregated as sample_fp aggregates in its maps, so the
  * capture holds the same STACK and SAMPLE records in both modes; with
  * --keep-stack-bytes the raw bytes are written too (RAWSTACK records).
+ * Off-CPU blocks whose user stack the BPF program walked whole by the
+ * unwind tables (kernel_tables.h) are counted in the count maps instead,
+ * as --unwind=fp counts them; the rest come through the ring.
  */
 #include "source.h"
 
@@ -15,13 +18,16 @@
 
 #include "capture.h"
 #include "clock.h"
+#include "count_maps.h"
 #include "diag.h"
 #include "htab.h"
 #include "options.h"
 #include "profile.h"
 #include "profile.skel.h"
 #include "recorder.h"
+#include "elf_files.h"
 #include "held_stacks.h"
+#include "kernel_tables.h"
 #include "python.h"
 #include "unwind.h"
 
@@ -39,7 +45,12 @@ struct agg_key {
 struct dwarf_source {
 	struct source_env env;
 	struct ring_buffer *rb;
-	struct unwinder *unw;
+	struct elf_files *files; /* read by both unwinders: */
+	struct unwinder *unw;	 /* prof-sample's, of the stacks copied, */
+	/* and the BPF program's, of blocks and wakers (--off-cpu, --wall),
+	 * whose blocks are counted in the count maps. */
+	struct kernel_tables *tables;
+	struct count_maps *maps;
 	struct htab *counts; /* struct agg_key -> index in vals, since the last drain */
 	struct sample_value *vals;
 	size_t nvals, vals_cap;
@@ -216,12 +227,14 @@ static void dwarf_configure(struct profile_bpf *skel, const struct options *o)
 {
 	bpf_program__set_autoload(skel->progs.sample_fp, false);
 	bpf_program__set_autoload(skel->progs.sample_dwarf, o->on_cpu);
-	/* sample_fp's maps are not used: as small as a map can be. */
-	bpf_map__set_max_entries(skel->maps.stacks0, 1);
-	bpf_map__set_max_entries(skel->maps.stacks1, 1);
-	bpf_map__set_max_entries(skel->maps.counts0, 1);
-	bpf_map__set_max_entries(skel->maps.counts1, 1);
 	bpf_map__set_max_entries(skel->maps.raw_samples, ring_size(o));
+	/* A block's stack and its waker's are walked in the kernel, in the
+	 * thread's context; the stack copy is for those the tables cannot
+	 * take whole (and for Python threads).  Stacks are held, so only the
+	 * counts are in the count maps. */
+	count_maps_configure(skel, 0, o->off_cpu ? o->count_entries : 0);
+	if (o->off_cpu)
+		kernel_tables_configure(skel);
 }
 
 static struct bpf_program *dwarf_program(struct profile_bpf *skel)
@@ -240,7 +253,13 @@ static void *dwarf_open(const struct source_env *env, const struct options *o)
 		return NULL;
 	}
 	r->env = *env;
-	r->unw = unwinder_new(env->procs);
+	r->files = elf_files_new();
+	r->unw = unwinder_new(env->procs, r->files);
+	if (o->off_cpu) {
+		r->tables = kernel_tables_new(env->skel, env->procs, r->files);
+		kernel_tables_sync(r->tables);
+		r->maps = count_maps_new(env);
+	}
 	r->py = python_new(bpf_map__fd(env->skel->maps.py_procs));
 	recorder_python(env->rec, r->py);
 	r->counts = htab_new();
@@ -257,7 +276,10 @@ static void dwarf_close(void *state)
 	if (!r)
 		return;
 	ring_buffer__free(r->rb);
+	count_maps_free(r->maps);
+	kernel_tables_free(r->tables);
 	unwinder_free(r->unw);
+	elf_files_free(r->files);
 	recorder_python(r->env.rec, NULL);
 	python_free(r->py);
 	htab_free(r->counts);
@@ -276,6 +298,9 @@ static bool consume(struct dwarf_source *r, uint64_t budget_ns)
 	 * every sample already in the ring are in the event ring now. */
 	if (r->env.catch_up)
 		r->env.catch_up(r->env.catch_up_ctx);
+	/* Then the processes they told of get their tables. */
+	if (r->tables)
+		kernel_tables_sync(r->tables);
 	n = ring_buffer__consume(r->rb);
 	if (n < 0 && !r->out_of_time && n != -EINTR) {
 		errno = -n;
@@ -319,6 +344,8 @@ static enum drain_result dwarf_drain(void *state, uint64_t time_ns, bool last)
 	htab_free(r->counts);
 	r->counts = htab_new();
 	r->nvals = 0;
+	if (r->maps && !count_maps_drain(r->maps, time_ns))
+		return DRAIN_ERROR;
 	for (int c = 0; c < CAP_LOSS_MAX; c++) {
 		recorder_loss(r->env.rec, (enum cap_loss_cause)c, r->truncated[c]);
 		r->truncated[c] = 0;
@@ -326,14 +353,15 @@ static enum drain_result dwarf_drain(void *state, uint64_t time_ns, bool last)
 	if (!emptied)
 		return DRAIN_PARTIAL;
 	unwinder_sweep(r->unw);
+	elf_files_sweep(r->files);
 	return DRAIN_COMPLETE;
 }
 
 static void dwarf_report(const void *state, bool verbose)
 {
-	const struct unwinder_stats *st = unwinder_stats(((const struct dwarf_source *)state)->unw);
-
-	const struct python_stats *py = python_stats(((const struct dwarf_source *)state)->py);
+	const struct dwarf_source *r = state;
+	const struct unwinder_stats *st = unwinder_stats(r->unw);
+	const struct python_stats *py = python_stats(r->py);
 
 	if (verbose && py->processes)
 		warnx("Python: %" PRIu64 " process(es) (3.10: %" PRIu64 ", 3.11: %" PRIu64
@@ -347,6 +375,15 @@ static void dwarf_report(const void *state, bool verbose)
 	if (verbose && py->unknown_version)
 		warnx("Python: %" PRIu64 " interpreter(s) of a version not known here: their Python "
 		      "frames are not walked", py->unknown_version);
+	if (verbose && r->tables) {
+		const struct kernel_tables_stats *kt = kernel_tables_stats(r->tables);
+		warnx("unwind tables of blocks and wakers: %" PRIu64 " file(s), %" PRIu64 " rows (%" PRIu64
+		      " of a rule left to the frame pointer), %" PRIu64 " process(es); walked by "
+		      "frame pointer: %" PRIu64 " file(s) without CFI that can be used (%" PRIu64
+		      " too slow to read), %" PRIu64 " process(es) beyond the table",
+		      kt->files, kt->rows, kt->rows_unknown, kt->processes, kt->files_without,
+		      kt->files_slow, kt->processes_refused);
+	}
 	if (verbose && st->fp_in_files)
 		warnx("user stacks walked by frame pointer through code without CFI: %" PRIu64
 		      " (%" PRIu64 " frames)",

@@ -172,12 +172,12 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 	.set_initial_registers = set_initial_registers,
 };
 
-struct unwinder *unwinder_new(struct processes *ps)
+struct unwinder *unwinder_new(struct processes *ps, struct elf_files *files)
 {
 	struct unwinder *u = xcalloc(1, sizeof(*u));
 
 	u->ps = ps;
-	u->files = elf_files_new();
+	u->files = files;
 	u->procs = htab_new();
 	return u;
 }
@@ -205,7 +205,6 @@ void unwinder_free(struct unwinder *u)
 	if (!u)
 		return;
 	htab_free_values(u->procs, free_proc);
-	elf_files_free(u->files);
 	free(u);
 }
 
@@ -527,5 +526,4 @@ void unwinder_sweep(struct unwinder *u)
 	/* Unused for two drains: its processes are gone or have changed. */
 	u->sweeps++;
 	htab_remove_if(u->procs, unused_proc, u);
-	elf_files_sweep(u->files);
 }

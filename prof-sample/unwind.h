@@ -11,6 +11,8 @@
 
 #include "processes.h"
 
+struct elf_files;
+
 /* The registers the BPF program copies (PROF_NR_UREGS, in DWARF order) are
  * laid out for x86-64 only so far: elsewhere prof-sample refuses
  * --unwind=dwarf and samples by frame pointers. */
@@ -41,7 +43,9 @@ struct unwind_input {
 	uint64_t *sps;
 };
 
-struct unwinder *unwinder_new(struct processes *ps);
+/* files: the ELF files it reads, its caller's (shared with the kernel's
+ * unwind tables), which the caller sweeps after unwinder_sweep(). */
+struct unwinder *unwinder_new(struct processes *ps, struct elf_files *files);
 void unwinder_free(struct unwinder *u);
 
 /* Unwinds one sample into ips[0..*nr) (leaf first, return addresses as
@@ -58,7 +62,8 @@ struct unwinder_stats {
 
 const struct unwinder_stats *unwinder_stats(const struct unwinder *u);
 
-/* Forgets the sessions no sample used in the last two drains. */
+/* Forgets the sessions no sample used in the last two drains, letting go
+ * of the files they held. */
 void unwinder_sweep(struct unwinder *u);
 
 #endif

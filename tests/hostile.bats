@@ -518,3 +518,25 @@ peak_rss() {
 	# The local file is read.
 	grep -qE " main\+0x10 \($PROF_WORKLOADS/nofp\)$" "$TMP/frames.txt"
 }
+
+@test "a user's program whose CFI takes hours to read gets no unwind table; its blocks are counted, stacks whole, all the same" {
+	# slow_cfi's one function has 200,000 rows of CFI, each of which
+	# libdw computes from the function's start: quadratic.
+	cp "$PROF_WORKLOADS/slow_cfi" "$PUB/slow"
+	chown $USER_ID:$USER_ID "$PUB/slow"
+	setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups "$PUB/slow" 300 &
+	APID=$!
+	sleep 0.2
+	sample_lossy --off-cpu -v -p "$APID" -d 3 -o "$TMP/slow.prof" 2> "$TMP/err"
+	cat "$TMP/err"
+	grep -q 'walked by frame pointer: 1 file(s) without CFI that can be used (1 too slow to read)' "$TMP/err"
+	# The blocks are counted all the same, with stacks to the start:
+	# copied while the file was being read, then by the tables of the
+	# rest and the program's frame pointers.
+	prof-symbolize "$TMP/slow.prof" | prof-fold > "$TMP/slow.folded"
+	blocked=$(awk '/^slow;/ { s += $NF } END { printf "%.0f\n", s }' "$TMP/slow.folded")
+	whole=$(awk '/^slow;_start;__libc_start_main;__libc_start_call_main;main;wait_a_little;/ { s += $NF } END { printf "%.0f\n", s }' "$TMP/slow.folded")
+	echo "blocked $blocked ns, $whole ns of it with the whole stack"
+	[ "$blocked" -gt 2000000000 ]
+	[ "$((whole * 100 / blocked))" -ge 95 ]
+}

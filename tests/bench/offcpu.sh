@@ -8,8 +8,9 @@
 # For each, the median over BENCH_RUNS rounds (the configurations take
 # turns, so a change in the host's load spreads over all of them): the
 # benchmark's usecs/op, its slowdown against no profiler, the profiler's own
-# CPU seconds (its rusage, with a child that only sleeps) and the capture's
-# size.  Then the size of a 30 s system-wide off-CPU capture of this host.
+# CPU seconds (its rusage, with a child that only sleeps: start-up included,
+# about half a second of it loading the BPF programs), the blocks prof-sample
+# lost (a full ring or map, of all it saw) and the capture's size.  Then the size of a 30 s system-wide off-CPU capture of this host.
 # Not a test: nothing here passes or fails.  Needs root.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -48,7 +49,7 @@ EOF
 profiler() {
 	# (bpftrace -c runs ELF files only)
 	local hold=(/bin/sh "$TMP/hold" "$TMP/hold.pid")
-	local sample=("$BIN/prof-sample" --off-cpu -a -q -o "$TMP/cap.prof")
+	local sample=("$BIN/prof-sample" --off-cpu -a -v -o "$TMP/cap.prof")
 
 	case $1 in
 	bpftrace) cmd=(bpftrace -c "${hold[*]}" tests/bench/offcpu_stacks.bt) ;;
@@ -62,13 +63,13 @@ pipe_usecs() {
 	perf bench sched pipe -l "$LOOPS" 2>/dev/null | awk '/usecs\/op/ { print $1 }'
 }
 
-# measure CONFIG: one round under that profiler; appends "usecs cpu bytes"
-# to $TMP/CONFIG ("-" where there is no figure).
+# measure CONFIG: one round under that profiler; appends "usecs cpu bytes
+# lost%" to $TMP/CONFIG ("-" where there is no figure).
 measure() {
-	local cfg=$1 usecs cpu=- bytes=- pid i cmd
+	local cfg=$1 usecs cpu=- bytes=- lost=- pid i cmd
 
 	if [ "$cfg" = none ]; then
-		echo "$(pipe_usecs) - -" >>"$TMP/$cfg"
+		echo "$(pipe_usecs) - - -" >>"$TMP/$cfg"
 		return
 	fi
 	rm -f "$TMP/hold.pid" "$TMP/cap.prof"
@@ -93,8 +94,14 @@ measure() {
 	wait "$pid"
 	# The last line: GNU time first says the status the holder's kill left.
 	cpu=$(awk 'END { printf "%.2f", $1 + $2 }' "$TMP/time")
-	[ -f "$TMP/cap.prof" ] && bytes=$(stat -c %s "$TMP/cap.prof")
-	echo "$usecs $cpu $bytes" >>"$TMP/$cfg"
+	if [ -f "$TMP/cap.prof" ]; then
+		bytes=$(stat -c %s "$TMP/cap.prof")
+		lost=$("$BIN/prof-symbolize" "$TMP/cap.prof" 2>/dev/null |
+			awk -v seen="$(sed -nE 's/^prof-sample: ([0-9]+) blocks,.*/\1/p' "$TMP/stderr")" \
+			'/^# lost (ring-full|count-map-full|switch-untimed) / { n += $4 }
+			 END { printf "%.2f", seen + n ? 100 * n / (seen + n) : 0 }')
+	fi
+	echo "$usecs $cpu $bytes $lost" >>"$TMP/$cfg"
 }
 
 # median FILE COLUMN
@@ -110,7 +117,7 @@ for ((r = 0; r < RUNS; r++)); do
 done
 
 echo "perf bench sched pipe -l $LOOPS, system-wide profilers, median of $RUNS rounds"
-printf '%-42s %9s %9s %10s %12s\n' profiler usecs/op slowdown "own CPU s" "capture"
+printf '%-42s %9s %9s %10s %12s %10s\n' profiler usecs/op slowdown "own CPU s" "capture" "lost"
 base=$(median "$TMP/none" 1)
 for cfg in $configs; do
 	[ -s "$TMP/$cfg" ] || { printf '%-42s %9s\n' "$cfg" "failed"; continue; }
@@ -123,8 +130,10 @@ for cfg in $configs; do
 	usecs=$(median "$TMP/$cfg" 1)
 	bytes=$(median "$TMP/$cfg" 3)
 	[ "$bytes" != - ] && bytes="$((${bytes%.*} / 1024)) KiB"
-	printf '%-42s %9s %8.2fx %10s %12s\n' "$name" "$usecs" \
-		"$(echo "$usecs / $base" | bc -l)" "$(median "$TMP/$cfg" 2)" "$bytes"
+	lost=$(median "$TMP/$cfg" 4)
+	[ "$lost" != - ] && lost="$lost%"
+	printf '%-42s %9s %8.2fx %10s %12s %10s\n' "$name" "$usecs" \
+		"$(echo "$usecs / $base" | bc -l)" "$(median "$TMP/$cfg" 2)" "$bytes" "$lost"
 done
 
 echo

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "capture.h"
+#include "elf_files.h"
 #include "mapped_files.h"
 #include "processes.h"
 #include "recorder.h"
@@ -25,7 +26,8 @@ struct fixture {
 	struct recorder *rec;
 	struct mapped_files files;
 	struct processes ps;
-	struct unwinder *u;            /* for the tests that unwind */
+	struct elf_files *elves;       /* for the tests that unwind, */
+	struct unwinder *u;            /* with an unwinder reading them */
 	uint32_t counts[CAP_FORK + 1]; /* records read back, by type */
 	uint32_t first[CAP_FORK + 1];  /* index of each type's first record */
 };
@@ -44,6 +46,8 @@ static inline void fixture_init(struct fixture *f)
 static inline void fixture_free(struct fixture *f)
 {
 	unwinder_free(f->u);
+	if (f->elves)
+		elf_files_free(f->elves);
 	processes_free(&f->ps);
 	recorder_free(f->rec);
 	mapped_files_free(&f->files);

@@ -99,7 +99,8 @@ static void unwind_fixture_init(struct fixture *f)
 	fixture_init(f);
 	processes_sampled(&f->ps, (uint32_t)getpid());
 	mapped_files_poll(&f->files, 5000);
-	f->u = unwinder_new(&f->ps);
+	f->elves = elf_files_new();
+	f->u = unwinder_new(&f->ps, f->elves);
 }
 
 static enum unwind_status unwind_snapshot(struct fixture *f, const struct snapshot *s,

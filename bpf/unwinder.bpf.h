@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * User stacks walked in the kernel by the unwind tables prof-sample fills
+ * (unwind_table.h): where a frame's code has a row, its caller is found by
+ * the row's rule; where it has none (JIT code, a file without CFI or not
+ * tabled yet), by the frame pointer, as bpf_get_stack() would.
+ *
+ * Each step is two binary searches (the process's mappings, then the
+ * file's rows) and two or three 8-byte reads of the user stack: a stack of
+ * 30 frames costs a few microseconds, where copying 32 KiB for prof-sample
+ * to unwind costs more and the copy must then be sent and unwound.
+ */
+#ifndef PROF_BPF_UNWINDER_BPF_H
+#define PROF_BPF_UNWINDER_BPF_H
+
+#include "unwind_table.h"
+
+/* Set by prof-sample when it fills the tables (--unwind=dwarf). */
+const volatile bool table_unwinding = false;
+
+/* Sized by prof-sample before loading. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct unwind_row);
+} unwind_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1);
+	__type(key, __u32); /* pid */
+	__type(value, struct unwind_process);
+} unwind_processes SEC(".maps");
+
+/* A frame's stack goes no further than this below its caller's. */
+#define MAX_FRAME_BYTES (8u << 20)
+
+/* The walk in progress: the registers the unwinder knows in the frame it
+ * is at (pc, rsp, rbp), whose process it is and in which scratch slot the
+ * frames found are (each step looks both up again: the verifier does not
+ * follow map values through a bpf_loop callback's context). */
+struct walk {
+	__u64 pc, sp, bp;
+	__u32 pid, slot;
+	bool complete; /* the outermost frame was reached */
+};
+
+static __always_inline const struct unwind_mapping *find_mapping(const struct unwind_process *p,
+								 __u64 pc)
+{
+	__u32 lo = 0, hi = p->n < PROF_UNWIND_MAPPINGS ? p->n : PROF_UNWIND_MAPPINGS;
+
+	for (int i = 0; i < 8; i++) { /* log2(PROF_UNWIND_MAPPINGS) + 1 */
+		/* Below hi, so below PROF_UNWIND_MAPPINGS (a power of two):
+		 * the mask is for the verifier. */
+		__u32 mid = ((lo + hi) / 2) & (PROF_UNWIND_MAPPINGS - 1);
+		if (lo >= hi)
+			break;
+		if (pc < p->m[mid].start)
+			hi = mid;
+		else if (pc >= p->m[mid].end)
+			lo = mid + 1;
+		else
+			return &p->m[mid];
+	}
+	return NULL;
+}
+
+/* The last row of m's at or before file address addr. */
+static __always_inline const struct unwind_row *find_row(const struct unwind_mapping *m, __u64 addr)
+{
+	__u32 lo = m->first, hi = m->first + m->n; /* the answer is below hi */
+	const struct unwind_row *found = NULL;
+
+	for (int i = 0; i < 24; i++) { /* 2^24 rows at most */
+		__u32 mid = lo + (hi - lo) / 2;
+		const struct unwind_row *r;
+		if (lo >= hi)
+			break;
+		r = bpf_map_lookup_elem(&unwind_rows, &mid);
+		if (!r)
+			return NULL;
+		if (r->pc <= addr) {
+			found = r;
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return found;
+}
+
+/* One step to the caller: false when the walk ends. */
+static long unwind_step(__u32 i, void *arg)
+{
+	struct walk *w = arg;
+	const struct unwind_process *proc = bpf_map_lookup_elem(&unwind_processes, &w->pid);
+	struct stack_trace *st = bpf_map_lookup_elem(&scratch, &w->slot);
+	const struct unwind_mapping *m = proc ? find_mapping(proc, w->pc) : NULL;
+	/* A caller's pc is a return address, which may be past the end of
+	 * its function (a call that does not return): its row is the call's. */
+	__u64 at = i ? w->pc - 1 : w->pc;
+	const struct unwind_row *r = m && m->n && at >= m->bias ? find_row(m, at - m->bias) : NULL;
+	__u64 cfa, ra, bp = w->bp, n;
+	__u32 kind = r ? r->kind : PROF_CFA_NONE;
+
+	if (!st)
+		return 1;
+	if (kind == PROF_CFA_END) {
+		w->complete = true;
+		return 1;
+	}
+	if (kind == PROF_CFA_RSP) {
+		cfa = w->sp + r->cfa;
+	} else if (kind == PROF_CFA_RBP) {
+		cfa = w->bp + r->cfa;
+	} else if (kind == PROF_CFA_PLT) {
+		cfa = w->sp + 8 + ((w->pc & 15) >= r->cfa ? 8 : 0);
+	} else {
+		/* The frame pointer's: rbp 0 ends the chain (_start and
+		 * clone clear it for the outermost frame). */
+		if (!w->bp) {
+			w->complete = true;
+			return 1;
+		}
+		if (w->bp < w->sp || w->bp - w->sp > MAX_FRAME_BYTES)
+			return 1;
+		cfa = w->bp + 16;
+		if (bpf_probe_read_user(&bp, sizeof(bp), (void *)w->bp))
+			return 1;
+	}
+	if (r && r->rbp && bpf_probe_read_user(&bp, sizeof(bp), (void *)(cfa + r->rbp * 8)))
+		return 1;
+	if (cfa <= w->sp || cfa - w->sp > MAX_FRAME_BYTES ||
+	    bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8)))
+		return 1;
+	if (!ra) {
+		w->complete = true;
+		return 1;
+	}
+	n = st->nr;
+	if (n >= PROF_MAX_STACK)
+		return 1;
+	st->ip[n] = ra;
+	st->nr = n + 1;
+	w->pc = ra;
+	w->sp = cfa;
+	w->bp = bp;
+	return 0;
+}
+
+enum table_walk {
+	WALK_NO_TABLES, /* the process has none (yet) */
+	WALK_CUT,	/* the walk stopped before the outermost frame */
+	WALK_WHOLE,
+};
+
+/* The user stack of task (current), from its registers saved on entry to
+ * the kernel, walked by the tables into st (scratch[slot]; untouched when
+ * the process has no tables). */
+static __always_inline enum table_walk unwind_by_tables(struct task_struct *task,
+							struct stack_trace *st, __u32 slot)
+{
+	struct walk w = { .pid = task->tgid, .slot = slot };
+	struct pt_regs *regs;
+
+	if (!table_unwinding || (task->flags & PF_KTHREAD) ||
+	    !bpf_map_lookup_elem(&unwind_processes, &w.pid))
+		return WALK_NO_TABLES;
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	w.pc = BPF_CORE_READ(regs, ip);
+	w.sp = BPF_CORE_READ(regs, sp);
+	w.bp = BPF_CORE_READ(regs, bp);
+	st->ip[0] = w.pc;
+	st->nr = 1;
+	bpf_loop(PROF_MAX_STACK - 1, unwind_step, &w, 0);
+	return w.complete ? WALK_WHOLE : WALK_CUT;
+}
+
+/* The current thread's user stack, by the tables where its process has
+ * them, stored in stacks: its hash, or 0 (none, or lost and counted). */
+static __always_inline __u64 store_user_stack(void *ctx, void *stacks, enum prof_counter lost,
+					      __u32 slot)
+{
+	struct stack_trace *st = bpf_map_lookup_elem(&scratch, &slot);
+
+	if (!st)
+		return 0;
+	if (unwind_by_tables(bpf_get_current_task_btf(), st, slot) == WALK_NO_TABLES)
+		return store_stack(ctx, stacks, false, lost, slot);
+	return keep_stack(stacks, st, false, lost);
+}
+
+/* The current thread's whole user stack by the tables, stored in stacks:
+ * its hash, or 0 when the tables do not take it to its outermost frame
+ * (or it could not be stored), for the stack copy to do better. */
+static __always_inline __u64 store_whole_user_stack(void *stacks, __u32 slot)
+{
+	struct stack_trace *st = bpf_map_lookup_elem(&scratch, &slot);
+	__u64 h;
+
+	enum table_walk walk;
+
+	if (!st)
+		return 0;
+	walk = unwind_by_tables(bpf_get_current_task_btf(), st, slot);
+	count(walk == WALK_WHOLE ? PROF_TABLE_WHOLE : walk == WALK_CUT ? PROF_TABLE_CUT : PROF_TABLE_NONE);
+	if (walk != WALK_WHOLE)
+		return 0;
+	h = prof_stack_key(st->ip, st->nr, false);
+	return lookup_or_try_init(stacks, &h, st) ? h : 0;
+}
+
+#endif

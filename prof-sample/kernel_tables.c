@@ -1,0 +1,269 @@
+#include "kernel_tables.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "build_id.h"
+#include "cfi_rows.h"
+#include "clock.h"
+#include "diag.h"
+#include "elf_files.h"
+#include "htab.h"
+#include "processes.h"
+#include "profile.h"
+#include "profile.skel.h"
+
+/* A file as the tables know it: where it is, and its build-id as its
+ * image says (the mappings read from /proc at the start get theirs
+ * later), so that a file deleted and another given its inode number is
+ * not taken for it. */
+struct file_key {
+	uint64_t dev, inode;
+	uint8_t build_id_len;
+	uint8_t build_id[BUILD_ID_MAX];
+};
+
+/* How long one sync may spend reading files' CFI before leaving the rest
+ * to the next (cc1's takes 350 ms, libc's 7): the samples wait meanwhile. */
+#define SYNC_BUDGET_NS (20 * 1000000ull)
+/* Files whose CFI takes a second to read (cfi_rows.h) are made so: after
+ * this many, no file is read any more, so that they hold up the capture
+ * for seconds at most, and the rest is walked as without tables. */
+#define MAX_SLOW_FILES 3
+
+/* What the BPF program was last given for a process. */
+struct pushed {
+	uint64_t generation;
+	uint64_t files_epoch;
+	uint64_t round; /* the last sync that found the process known */
+	bool incomplete; /* a file of it was not there yet, */
+	bool deferred;	 /* or not read for want of time */
+};
+
+struct kernel_tables {
+	int rows_fd, procs_fd;
+	struct processes *ps;
+	struct elf_files *files;
+	struct htab *tabled; /* struct file_key -> first row << 32 | rows (0: none) */
+	struct htab *pushed; /* pid -> struct pushed */
+	uint32_t next_row;
+	uint64_t round;
+	uint64_t deadline; /* of this sync's reading of files */
+	unsigned slow;	   /* files that took too long to read */
+	bool deferred;	   /* a file was left for want of time */
+	struct unwind_process value; /* the one being built */
+	struct kernel_tables_stats stats;
+};
+
+void kernel_tables_configure(struct profile_bpf *skel)
+{
+	skel->rodata->table_unwinding = true;
+	bpf_map__set_max_entries(skel->maps.unwind_rows, KERNEL_TABLES_ROWS);
+	bpf_map__set_max_entries(skel->maps.unwind_processes, KERNEL_TABLES_PROCESSES);
+}
+
+struct kernel_tables *kernel_tables_new(struct profile_bpf *skel, struct processes *ps,
+					struct elf_files *files)
+{
+	struct kernel_tables *kt = xcalloc(1, sizeof(*kt));
+
+	kt->rows_fd = bpf_map__fd(skel->maps.unwind_rows);
+	kt->procs_fd = bpf_map__fd(skel->maps.unwind_processes);
+	kt->ps = ps;
+	kt->files = files;
+	kt->tabled = htab_new();
+	kt->pushed = htab_new();
+	return kt;
+}
+
+void kernel_tables_free(struct kernel_tables *kt)
+{
+	if (!kt)
+		return;
+	htab_free(kt->tabled);
+	htab_free_values(kt->pushed, free);
+	free(kt);
+}
+
+/* Writes r's rows after those written so far; their first index, or
+ * UINT32_MAX when they do not fit. */
+static uint32_t write_rows(struct kernel_tables *kt, const struct cfi_rows *r)
+{
+	uint32_t first = kt->next_row, count = (uint32_t)r->n;
+	uint32_t *keys;
+	int err;
+
+	if (r->n > KERNEL_TABLES_ROWS - kt->next_row)
+		return UINT32_MAX;
+	keys = xcalloc(r->n, sizeof(*keys));
+	for (uint32_t i = 0; i < count; i++)
+		keys[i] = first + i;
+	err = bpf_map_update_batch(kt->rows_fd, keys, r->row, &count, NULL);
+	free(keys);
+	if (err || count != r->n)
+		return UINT32_MAX;
+	kt->next_row += count;
+	return first;
+}
+
+/* The rows of the file m maps, as first << 32 | n (0: none), and its
+ * image; false when the file is not there yet (or not ELF). */
+static bool file_rows(struct kernel_tables *kt, uint32_t pid, const struct mapping *m,
+		      uint64_t *where, struct elf_image **image)
+{
+	struct file_key k = { .dev = m->dev, .inode = m->inode };
+	struct htab_entry *e;
+	struct cfi_rows *r;
+	const char *why;
+	uint32_t first;
+	bool created;
+
+	*image = elf_files_get(kt->files, kt->ps, pid, m);
+	if (!*image)
+		return false;
+	k.build_id_len = (uint8_t)elf_build_id((*image)->elf, k.build_id);
+	e = htab_find(kt->tabled, &k, sizeof(k));
+	if (e) {
+		*where = e->val.u;
+		return true;
+	}
+	if (monotonic_ns() > kt->deadline) {
+		kt->deferred = true;
+		return false;
+	}
+	/* One file may not take the place of all others. */
+	if (kt->slow < MAX_SLOW_FILES) {
+		r = cfi_rows_read((*image)->elf, KERNEL_TABLES_ROWS / 4, &why);
+		if (!r && strcmp(why, CFI_ROWS_TOO_SLOW) == 0) {
+			kt->slow++;
+			kt->stats.files_slow++;
+		}
+	} else {
+		r = NULL;
+		kt->stats.files_slow++; /* not read after those */
+	}
+	first = r ? write_rows(kt, r) : UINT32_MAX;
+	e = htab_upsert(kt->tabled, &k, sizeof(k), &created);
+	e->val.u = first == UINT32_MAX ? 0 : (uint64_t)first << 32 | r->n;
+	if (e->val.u) {
+		kt->stats.files++;
+		kt->stats.rows += r->n;
+		kt->stats.rows_unknown += r->unknown;
+	} else {
+		kt->stats.files_without++;
+	}
+	cfi_rows_free(r);
+	*where = e->val.u;
+	return true;
+}
+
+static bool overlaps(const struct unwind_process *v, uint64_t start, uint64_t end)
+{
+	for (uint32_t i = 0; i < v->n; i++)
+		if (start < v->m[i].end && v->m[i].start < end)
+			return true;
+	return false;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct unwind_mapping *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Builds pid's value from its mappings: the latest of those that overlap
+ * (a PID reused keeps the old process's before its own). */
+static bool build(struct kernel_tables *kt, uint32_t pid, const struct mapping *maps, size_t n)
+{
+	struct unwind_process *v = &kt->value;
+	bool complete = true;
+
+	memset(v, 0, sizeof(*v));
+	for (size_t i = n; i-- > 0 && v->n < PROF_UNWIND_MAPPINGS;) {
+		const struct mapping *m = &maps[i];
+		struct elf_image *f;
+		uint64_t where;
+		GElf_Addr bias;
+		if (m->path[0] != '/' || overlaps(v, m->start, m->end))
+			continue;
+		if (!file_rows(kt, pid, m, &where, &f)) {
+			complete = false;
+			continue;
+		}
+		if (!where || !elf_image_bias(f, m, &bias))
+			continue;
+		v->m[v->n++] = (struct unwind_mapping){
+			.start = m->start,
+			.end = m->end,
+			.bias = bias,
+			.first = (uint32_t)(where >> 32),
+			.n = (uint32_t)where,
+		};
+	}
+	qsort(v->m, v->n, sizeof(v->m[0]), by_start);
+	return complete;
+}
+
+static void sync_one(void *arg, uint32_t pid)
+{
+	struct kernel_tables *kt = arg;
+	uint64_t generation, epoch = kt->ps->files->epoch;
+	const struct mapping *maps;
+	struct pushed *p;
+	struct htab_entry *e;
+	bool created;
+	size_t n;
+
+	maps = processes_maps(kt->ps, pid, &n, &generation);
+	if (!maps)
+		return;
+	e = htab_upsert(kt->pushed, &pid, sizeof(pid), &created);
+	if (created)
+		e->val.p = xcalloc(1, sizeof(struct pushed));
+	p = e->val.p;
+	p->round = kt->round;
+	if (!created && p->generation == generation && !p->deferred &&
+	    (!p->incomplete || p->files_epoch == epoch))
+		return;
+	p->generation = generation;
+	p->files_epoch = epoch;
+	kt->deferred = false;
+	p->incomplete = !build(kt, pid, maps, n);
+	p->deferred = kt->deferred;
+	if (bpf_map_update_elem(kt->procs_fd, &pid, &kt->value, BPF_ANY) != 0) {
+		kt->stats.processes_refused++;
+		return;
+	}
+	if (created)
+		kt->stats.processes++;
+}
+
+static bool forgotten(struct htab_entry *e, void *arg)
+{
+	struct kernel_tables *kt = arg;
+	struct pushed *p = e->val.p;
+
+	if (p->round == kt->round)
+		return false;
+	bpf_map_delete_elem(kt->procs_fd, e->key);
+	free(p);
+	return true;
+}
+
+void kernel_tables_sync(struct kernel_tables *kt)
+{
+	kt->round++;
+	kt->deadline = monotonic_ns() + SYNC_BUDGET_NS;
+	processes_each(kt->ps, sync_one, kt);
+	htab_remove_if(kt->pushed, forgotten, kt);
+}
+
+const struct kernel_tables_stats *kernel_tables_stats(const struct kernel_tables *kt)
+{
+	return &kt->stats;
+}

@@ -1,0 +1,46 @@
+/*
+ * The unwind tables of bpf/unwinder.bpf.h, filled from the process table:
+ * each executable file's rows (cfi_rows.h) written once into the rows map,
+ * and each process's executable mappings pointing at them, written when
+ * the process is learnt or its mappings change, removed when it is
+ * forgotten.  A process or file not there yet is walked by frame pointer.
+ */
+#ifndef PROF_SAMPLE_KERNEL_TABLES_H
+#define PROF_SAMPLE_KERNEL_TABLES_H
+
+#include <stdint.h>
+
+struct elf_files;
+struct processes;
+struct profile_bpf;
+
+/* Most rows, 8 bytes each, all files' together: cc1 has 444,000 and node
+ * 396,000; libc 29,000. */
+#define KERNEL_TABLES_ROWS (1u << 21)
+/* Most processes with tables. */
+#define KERNEL_TABLES_PROCESSES 8192
+
+struct kernel_tables_stats {
+	uint64_t files, rows;	   /* files with rows, and the rows written */
+	uint64_t files_without;	   /* files the BPF program walks by frame pointer, */
+	uint64_t files_slow;	   /* of which too slow to read (or not read after those) */
+	uint64_t rows_unknown;	   /* rows of a rule it does not follow */
+	uint64_t processes;	   /* given tables */
+	uint64_t processes_refused; /* beyond KERNEL_TABLES_PROCESSES */
+};
+
+/* Before the BPF object is loaded: sizes the tables and turns them on. */
+void kernel_tables_configure(struct profile_bpf *skel);
+
+struct kernel_tables *kernel_tables_new(struct profile_bpf *skel, struct processes *ps,
+					struct elf_files *files);
+void kernel_tables_free(struct kernel_tables *kt);
+
+/* Gives the BPF program the tables of the processes learnt, or whose
+ * mappings changed or whose files came, since the last call; takes back
+ * those of the processes forgotten. */
+void kernel_tables_sync(struct kernel_tables *kt);
+
+const struct kernel_tables_stats *kernel_tables_stats(const struct kernel_tables *kt);
+
+#endif
