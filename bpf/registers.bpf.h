@@ -31,9 +31,6 @@ static __always_inline void dwarf_order(__u64 *regs, const __u64 *w)
 		regs[i] = w[from[i]];
 }
 
-/* The user registers: those interrupted if the sample hit user mode (ctx,
- * NULL when the thread is known to be in the kernel), else those saved on
- * entry to the kernel.  False for kernel threads. */
 /* The user registers task saved on entry to the kernel; false for kernel
  * threads. */
 static __always_inline bool task_user_regs(struct task_struct *task, __u64 *regs)
@@ -48,6 +45,9 @@ static __always_inline bool task_user_regs(struct task_struct *task, __u64 *regs
 	return true;
 }
 
+/* The user registers: those interrupted if the sample hit user mode (ctx,
+ * NULL when the thread is known to be in the kernel), else those saved on
+ * entry to the kernel.  False for kernel threads. */
 static __always_inline bool user_regs(struct bpf_perf_event_data *ctx, __u64 *regs)
 {
 	struct task_struct *task = bpf_get_current_task_btf();

@@ -18,9 +18,11 @@
 /* Set by prof-sample when it fills the tables (--unwind=dwarf). */
 const volatile bool table_unwinding = false;
 
-/* Sized by prof-sample before loading. */
+/* Sized by prof-sample before loading, and written by it through a
+ * mapping of its memory: a syscall per row cost more than reading them. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct unwind_row);

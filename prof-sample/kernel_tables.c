@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "build_id.h"
 #include "cfi_rows.h"
@@ -45,7 +46,8 @@ struct pushed {
 };
 
 struct kernel_tables {
-	int rows_fd, procs_fd;
+	struct unwind_row *rows; /* the rows map's memory */
+	int procs_fd;
 	struct processes *ps;
 	struct elf_files *files;
 	struct htab *tabled; /* struct file_key -> first row << 32 | rows (0: none) */
@@ -71,7 +73,13 @@ struct kernel_tables *kernel_tables_new(struct profile_bpf *skel, struct process
 {
 	struct kernel_tables *kt = xcalloc(1, sizeof(*kt));
 
-	kt->rows_fd = bpf_map__fd(skel->maps.unwind_rows);
+	kt->rows = mmap(NULL, KERNEL_TABLES_ROWS * sizeof(*kt->rows), PROT_READ | PROT_WRITE,
+			MAP_SHARED, bpf_map__fd(skel->maps.unwind_rows), 0);
+	if (kt->rows == MAP_FAILED) {
+		warn("mapping the unwind tables");
+		free(kt);
+		return NULL;
+	}
 	kt->procs_fd = bpf_map__fd(skel->maps.unwind_processes);
 	kt->ps = ps;
 	kt->files = files;
@@ -84,29 +92,23 @@ void kernel_tables_free(struct kernel_tables *kt)
 {
 	if (!kt)
 		return;
+	munmap(kt->rows, KERNEL_TABLES_ROWS * sizeof(*kt->rows));
 	htab_free(kt->tabled);
 	htab_free_values(kt->pushed, free);
 	free(kt);
 }
 
-/* Writes r's rows after those written so far; their first index, or
- * UINT32_MAX when they do not fit. */
+/* Writes r's rows after those written so far (no process points at them
+ * until its mappings are written, a system call later); their first
+ * index, or UINT32_MAX when they do not fit. */
 static uint32_t write_rows(struct kernel_tables *kt, const struct cfi_rows *r)
 {
-	uint32_t first = kt->next_row, count = (uint32_t)r->n;
-	uint32_t *keys;
-	int err;
+	uint32_t first = kt->next_row;
 
 	if (r->n > KERNEL_TABLES_ROWS - kt->next_row)
 		return UINT32_MAX;
-	keys = xcalloc(r->n, sizeof(*keys));
-	for (uint32_t i = 0; i < count; i++)
-		keys[i] = first + i;
-	err = bpf_map_update_batch(kt->rows_fd, keys, r->row, &count, NULL);
-	free(keys);
-	if (err || count != r->n)
-		return UINT32_MAX;
-	kt->next_row += count;
+	memcpy(kt->rows + first, r->row, r->n * sizeof(*r->row));
+	kt->next_row += (uint32_t)r->n;
 	return first;
 }
 

@@ -32,6 +32,7 @@ struct kernel_tables_stats {
 /* Before the BPF object is loaded: sizes the tables and turns them on. */
 void kernel_tables_configure(struct profile_bpf *skel);
 
+/* NULL, with a message printed, if the tables' memory cannot be mapped. */
 struct kernel_tables *kernel_tables_new(struct profile_bpf *skel, struct processes *ps,
 					struct elf_files *files);
 void kernel_tables_free(struct kernel_tables *kt);

@@ -256,8 +256,10 @@ static void *dwarf_open(const struct source_env *env, const struct options *o)
 	r->files = elf_files_new();
 	r->unw = unwinder_new(env->procs, r->files);
 	if (o->off_cpu) {
+		/* Without them, every block's stack is copied. */
 		r->tables = kernel_tables_new(env->skel, env->procs, r->files);
-		kernel_tables_sync(r->tables);
+		if (r->tables)
+			kernel_tables_sync(r->tables);
 		r->maps = count_maps_new(env);
 	}
 	r->py = python_new(bpf_map__fd(env->skel->maps.py_procs));

@@ -8,9 +8,11 @@
 # For each, the median over BENCH_RUNS rounds (the configurations take
 # turns, so a change in the host's load spreads over all of them): the
 # benchmark's usecs/op, its slowdown against no profiler, the profiler's own
-# CPU seconds (its rusage, with a child that only sleeps: start-up included,
-# about half a second of it loading the BPF programs), the blocks prof-sample
-# lost (a full ring or map, of all it saw) and the capture's size.  Then the size of a 30 s system-wide off-CPU capture of this host.
+# CPU seconds (its rusage, with a child that only sleeps), of which its
+# start-up and end (the same profiler started and stopped with nothing to
+# run: loading and verifying BPF programs, bpftrace's compiling), the blocks
+# prof-sample lost (a full ring or map, of all it saw) and the capture's
+# size.  Then the size of a 30 s system-wide off-CPU capture of this host.
 # Not a test: nothing here passes or fails.  Needs root.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -63,10 +65,12 @@ pipe_usecs() {
 	perf bench sched pipe -l "$LOOPS" 2>/dev/null | awk '/usecs\/op/ { print $1 }'
 }
 
-# measure CONFIG: one round under that profiler; appends "usecs cpu bytes
-# lost%" to $TMP/CONFIG ("-" where there is no figure).
+# measure CONFIG [idle]: one round under that profiler; appends "usecs cpu
+# bytes lost%" to $TMP/CONFIG ("-" where there is no figure).  idle: the
+# profiler is stopped as soon as it is ready, and only its CPU is appended,
+# to $TMP/CONFIG.idle.
 measure() {
-	local cfg=$1 usecs cpu=- bytes=- lost=- pid i cmd
+	local cfg=$1 idle=${2:-} usecs cpu=- bytes=- lost=- pid i cmd
 
 	if [ "$cfg" = none ]; then
 		echo "$(pipe_usecs) - - -" >>"$TMP/$cfg"
@@ -89,11 +93,15 @@ measure() {
 		wait "$pid"
 		return
 	fi
-	usecs=$(pipe_usecs)
+	[ -z "$idle" ] && usecs=$(pipe_usecs)
 	kill "$(cat "$TMP/hold.pid")"
 	wait "$pid"
 	# The last line: GNU time first says the status the holder's kill left.
 	cpu=$(awk 'END { printf "%.2f", $1 + $2 }' "$TMP/time")
+	if [ -n "$idle" ]; then
+		echo "$cpu" >>"$TMP/$cfg.idle"
+		return
+	fi
 	if [ -f "$TMP/cap.prof" ]; then
 		bytes=$(stat -c %s "$TMP/cap.prof")
 		lost=$("$BIN/prof-symbolize" "$TMP/cap.prof" 2>/dev/null |
@@ -113,11 +121,12 @@ median() {
 for ((r = 0; r < RUNS; r++)); do
 	for cfg in $configs; do
 		measure "$cfg"
+		[ "$cfg" != none ] && measure "$cfg" idle
 	done
 done
 
 echo "perf bench sched pipe -l $LOOPS, system-wide profilers, median of $RUNS rounds"
-printf '%-42s %9s %9s %10s %12s %10s\n' profiler usecs/op slowdown "own CPU s" "capture" "lost"
+printf '%-42s %9s %9s %10s %10s %10s %8s\n' profiler usecs/op slowdown "own CPU s" "start-up" "capture" "lost"
 base=$(median "$TMP/none" 1)
 for cfg in $configs; do
 	[ -s "$TMP/$cfg" ] || { printf '%-42s %9s\n' "$cfg" "failed"; continue; }
@@ -132,8 +141,10 @@ for cfg in $configs; do
 	[ "$bytes" != - ] && bytes="$((${bytes%.*} / 1024)) KiB"
 	lost=$(median "$TMP/$cfg" 4)
 	[ "$lost" != - ] && lost="$lost%"
-	printf '%-42s %9s %8.2fx %10s %12s %10s\n' "$name" "$usecs" \
-		"$(echo "$usecs / $base" | bc -l)" "$(median "$TMP/$cfg" 2)" "$bytes" "$lost"
+	startup=-
+	[ -s "$TMP/$cfg.idle" ] && startup=$(median "$TMP/$cfg.idle" 1)
+	printf '%-42s %9s %8.2fx %10s %10s %10s %8s\n' "$name" "$usecs" \
+		"$(echo "$usecs / $base" | bc -l)" "$(median "$TMP/$cfg" 2)" "$startup" "$bytes" "$lost"
 done
 
 echo
