@@ -141,12 +141,76 @@ static __always_inline bool py_thread(__u32 pid)
 	return py_thread_state(&py_offsets[p->version], p->runtime) != 0;
 }
 
+/* The walk of a thread's frame list, a frame a step of bpf_loop: the
+ * verifier checks the step once rather than once a frame (unrolled, it
+ * was most of the time the off-CPU programs took to load). */
+struct py_frames_walk {
+	struct py_stack *s;
+	__u64 frame; /* the next one */
+	__u32 pid, version;
+};
+
+static long py_frame_step(__u32 i, void *arg)
+{
+	struct py_frames_walk *w = arg;
+	struct py_stack *s = w->s;
+	__u64 frame = w->frame, code, instr = 0;
+	const struct py_offsets *o;
+	struct py_frame *f;
+	__u8 flags = 0;
+
+	if (!frame || i >= PY_MAX_FRAMES || w->version >= PY_NVERSIONS)
+		return 1;
+	o = &py_offsets[w->version];
+	/* i is below PY_MAX_FRAMES, a power of two: the mask is for the
+	 * verifier, which does not see the test above on the register the
+	 * compiler indexes with; the empty asm keeps the compiler from
+	 * dropping the mask as redundant. */
+	asm volatile("" : "+r"(i));
+	f = &s->frames[i & (PY_MAX_FRAMES - 1)];
+	code = py_field(frame, o->f_code);
+	f->addr = frame;
+	f->flags = 0;
+	f->reserved = 0;
+	if (o->f_flags != PY_NONE)
+		bpf_probe_read_user(&flags, sizeof(flags), (void *)(frame + o->f_flags));
+	if (w->version >= PY_312 && flags == PY_OWNED_BY_CSTACK) {
+		f->flags = PY_FRAME_SHIM;
+		f->code = f->name = f->file = f->name_hash = 0;
+		f->firstlineno = 0;
+		f->instr = 0;
+	} else {
+		if (w->version == PY_311 && flags)
+			f->flags = PY_FRAME_ENTRY;
+		f->code = code;
+		f->name = py_field(code, o->co_name);
+		/* PyASCIIObject.hash, after refcount, type and length. */
+		f->name_hash = py_field(f->name, 24);
+		f->file = py_field(code, o->co_filename);
+		f->firstlineno = 0;
+		bpf_probe_read_user(&f->firstlineno, sizeof(f->firstlineno),
+				    (void *)(code + o->co_firstlineno));
+		if (w->version == PY_310) {
+			__s32 lasti = 0;
+			bpf_probe_read_user(&lasti, sizeof(lasti), (void *)(frame + o->f_instr));
+			f->instr = lasti;
+		} else {
+			instr = py_field(frame, o->f_instr);
+			f->instr = instr - (code + o->co_code);
+		}
+		py_new_code(o, s, f, w->pid);
+	}
+	s->nframes = i + 1;
+	w->frame = py_field(frame, o->f_previous);
+	return 0;
+}
+
 static __always_inline void py_walk(struct py_stack *s, __u32 pid)
 {
 	struct py_proc *p = bpf_map_lookup_elem(&py_procs, &pid);
+	struct py_frames_walk w = { .s = s, .pid = pid };
 	const struct py_offsets *o;
-	__u64 ts, frame, cframe;
-	__u32 n = 0;
+	__u64 ts, cframe;
 
 	s->status = PY_NOT_PYTHON;
 	s->nframes = s->nanchors = s->nnew = s->cut = 0;
@@ -159,53 +223,15 @@ static __always_inline void py_walk(struct py_stack *s, __u32 pid)
 		return;
 	}
 	cframe = py_field(ts, o->ts_cframe);
-	frame = o->ts_frame != PY_NONE ? py_field(ts, o->ts_frame) : py_field(cframe, o->cf_frame);
+	w.frame = o->ts_frame != PY_NONE ? py_field(ts, o->ts_frame) : py_field(cframe, o->cf_frame);
+	w.version = p->version;
 	for (int i = 0; i < PY_MAX_ANCHORS && cframe && o->cf_previous != PY_NONE; i++) {
 		s->anchors[i] = cframe;
 		s->nanchors = i + 1;
 		cframe = py_field(cframe, o->cf_previous);
 	}
-	for (int i = 0; i < PY_MAX_FRAMES && frame; i++) {
-		struct py_frame *f = &s->frames[i];
-		__u64 code = py_field(frame, o->f_code), instr = 0;
-		__u8 flags = 0;
-
-		f->addr = frame;
-		f->flags = 0;
-		f->reserved = 0;
-		if (o->f_flags != PY_NONE)
-			bpf_probe_read_user(&flags, sizeof(flags), (void *)(frame + o->f_flags));
-		if (p->version >= PY_312 && flags == PY_OWNED_BY_CSTACK) {
-			f->flags = PY_FRAME_SHIM;
-			f->code = f->name = f->file = f->name_hash = 0;
-			f->firstlineno = 0;
-			f->instr = 0;
-		} else {
-			if (p->version == PY_311 && flags)
-				f->flags = PY_FRAME_ENTRY;
-			f->code = code;
-			f->name = py_field(code, o->co_name);
-			/* PyASCIIObject.hash, after refcount, type and length. */
-			f->name_hash = py_field(f->name, 24);
-			f->file = py_field(code, o->co_filename);
-			f->firstlineno = 0;
-			bpf_probe_read_user(&f->firstlineno, sizeof(f->firstlineno),
-					    (void *)(code + o->co_firstlineno));
-			if (p->version == PY_310) {
-				__s32 lasti = 0;
-				bpf_probe_read_user(&lasti, sizeof(lasti), (void *)(frame + o->f_instr));
-				f->instr = lasti;
-			} else {
-				instr = py_field(frame, o->f_instr);
-				f->instr = instr - (code + o->co_code);
-			}
-			py_new_code(o, s, f, pid);
-		}
-		n = i + 1;
-		frame = py_field(frame, o->f_previous);
-	}
-	s->nframes = n;
-	s->cut = frame != 0;
+	bpf_loop(PY_MAX_FRAMES, py_frame_step, &w, 0);
+	s->cut = w.frame != 0;
 	s->status = PY_WALKED;
 }
 
