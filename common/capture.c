@@ -34,7 +34,7 @@ static const struct cap_loss_info loss_info[CAP_LOSS_MAX] = {
 	[CAP_LOSS_TRUNC_ERROR] = { "truncated-unwind-error", "user stacks cut short",
 				   "at CFI that could not be evaluated", NULL, CAP_LOSS_CUT },
 	[CAP_LOSS_WAKE_CHAIN] = { "wakeup-chain-cut", "wakers", "beyond --wakeup-depth",
-				  NULL, CAP_LOSS_PART },
+				  NULL, CAP_LOSS_ASKED },
 	[CAP_LOSS_SWITCH] = { "switch-untimed", "off-CPU blocks", "switch-out not timed",
 			      NULL, CAP_LOSS_PARTIAL },
 	[CAP_LOSS_WAKER_STACK] = { "waker-stack", "waker stacks",

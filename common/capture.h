@@ -63,6 +63,7 @@ enum cap_loss_kind {
 	CAP_LOSS_PARTIAL, /* samples, blocks or their stacks: the capture is partial */
 	CAP_LOSS_PART,    /* what some samples are told with (mappings, wakers) */
 	CAP_LOSS_CUT,     /* callers of user stacks cut short: said past a share */
+	CAP_LOSS_ASKED,   /* left out as the options asked (wakers past the depth) */
 };
 
 /* What a loss cause means, in the words every program reports it with. */

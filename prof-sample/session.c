@@ -382,14 +382,16 @@ static void report_blocks(const struct session *s, const struct recorder_stats *
 
 /* Each cause of loss, in common/capture.c's words, with what only this
  * run knows: the samples taken, the options that add causes. */
-static void report_losses(const struct recorder_stats *st, const struct options *o)
+static void report_losses(const struct recorder_stats *st, const struct options *o,
+			  bool verbose)
 {
 	for (uint32_t c = 1; c < CAP_LOSS_MAX; c++) {
 		const struct cap_loss_info *li = cap_loss_info(c);
 		const char *also = "";
 		char of[32] = "";
 
-		if (!st->lost[c] || li->kind == CAP_LOSS_CUT)
+		if (!st->lost[c] || li->kind == CAP_LOSS_CUT ||
+		    (li->kind == CAP_LOSS_ASKED && !verbose))
 			continue;
 		if (c == CAP_LOSS_COUNT_MAP || c == CAP_LOSS_RING)
 			snprintf(of, sizeof(of), " of %" PRIu64, st->taken);
@@ -416,7 +418,7 @@ static void report_samples(const struct recorder_stats *st, const struct options
 		      !o->off_cpu ? " (time spent blocked or asleep is not sampled: see --off-cpu "
 				    "and --wall)"
 				  : "");
-	report_losses(st, o);
+	report_losses(st, o, verbose);
 	uint64_t cut = cap_loss_cut(st->lost);
 	if (verbose ? cut > 0 : cut_matters(cut, st->taken)) {
 		char said[256];

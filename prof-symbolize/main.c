@@ -252,13 +252,13 @@ static void report(const struct symbolizer *s, bool verbose)
 	uint64_t cut = cap_loss_cut(s->lost);
 
 	/* What makes the capture partial always; what some samples are told
-	 * with less of (mappings, wakers) with -v, as the frames' trailer
-	 * counts all. */
+	 * with less of (mappings, wakers), and what the options left out,
+	 * with -v, as the frames' trailer counts all. */
 	for (uint32_t c = 1; c < CAP_LOSS_MAX; c++) {
 		const struct cap_loss_info *li = cap_loss_info(c);
 
 		if (s->lost[c] && (li->kind == CAP_LOSS_PARTIAL ||
-				   (li->kind == CAP_LOSS_PART && verbose)))
+				   (li->kind != CAP_LOSS_CUT && verbose)))
 			warnx("the capture lost %" PRIu64 " %s (%s)", s->lost[c], li->what, li->why);
 	}
 	if (verbose ? cut > 0 : cut_matters(cut, s->samples)) {

@@ -393,7 +393,8 @@ TEST(malformed_records_are_corrupt)
 TEST(every_loss_cause_is_said_as_documented)
 {
 	static const char *const kinds[] = {
-		[CAP_LOSS_PARTIAL] = "partial", [CAP_LOSS_PART] = "part", [CAP_LOSS_CUT] = "cut"
+		[CAP_LOSS_PARTIAL] = "partial", [CAP_LOSS_PART] = "part", [CAP_LOSS_CUT] = "cut",
+		[CAP_LOSS_ASKED] = "asked"
 	};
 	char line[512], said[256];
 	uint64_t lost[CAP_LOSS_MAX] = { 0 };
