@@ -132,10 +132,15 @@ profile() {
 	require_root
 	command -v python3.11 >/dev/null || skip "Debian's python3.11 is not installed"
 	# Debian's cat blocks reading a pipe that Debian's python3.11 writes
-	# to every 50 ms; neither keeps frame pointers.
+	# to every 50 ms; neither keeps frame pointers.  python3.11's tables
+	# take tens of ms to read (hundreds under ASan): its wakeups before
+	# are walked by frame pointer.  So it writes once as it starts, ending
+	# cat's first block short, then waits a second before the 50 ms ones.
 	profile --off-cpu --wakeups -- sh -c 'python3.11 -c "
 import os, time
-for i in range(40):
+os.write(1, b\"x\")
+time.sleep(1)
+for i in range(60):
     time.sleep(0.05)
     os.write(1, b\"x\")
 " | cat >/dev/null'
