@@ -27,10 +27,6 @@ struct block {
 	__u64 weight;	      /* of the pending block */
 	__u32 pending;
 	__u32 adopted; /* blocked before the capture: its length is unknown */
-	/* dwarf: ustack was walked by the unwind tables, whole, at the
-	 * switch-out: the block is counted as --unwind=fp counts it. */
-	__u32 tabled;
-	__u32 reserved;
 	struct sample_key key; /* of the pending block */
 };
 
@@ -40,6 +36,15 @@ struct {
 	__type(key, int);
 	__type(value, struct block);
 } blocks SEC(".maps");
+
+/* Whether b is counted in the count maps when it ends, with its stacks
+ * held, rather than sent with a copy of its user stack: every block with
+ * --unwind=fp; with dwarf, one whose user stack the unwind tables walked
+ * whole at the switch-out (the only way a dwarf block has one). */
+static __always_inline bool counted_in_maps(const struct block *b)
+{
+	return !unwind_dwarf || b->ustack;
+}
 
 #define TASK_INTERRUPTIBLE 0x1
 #define TASK_UNINTERRUPTIBLE 0x2

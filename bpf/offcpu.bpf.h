@@ -43,7 +43,7 @@ static __always_inline void end_block(struct task_struct *next, __u64 now)
 		count(PROF_LONG_BLOCKS);
 		return;
 	}
-	key = unwind_dwarf && !b->tabled ? &b->key : new_key(SLOT_TP);
+	key = counted_in_maps(b) ? new_key(SLOT_TP) : &b->key;
 	if (!key)
 		return;
 	__builtin_memset(key, 0, sizeof(*key));
@@ -57,7 +57,7 @@ static __always_inline void end_block(struct task_struct *next, __u64 now)
 		add_wakers(next, key, b->start);
 	b->start = 0;
 	count(PROF_SEEN);
-	if (unwind_dwarf && !b->tabled) {
+	if (!counted_in_maps(b)) {
 		b->weight = weight;
 		b->pending = 1;
 		return;
@@ -77,15 +77,13 @@ static __always_inline void start_block(void *ctx, struct task_struct *prev, __u
 	b->kstack = kernel_stacks ? store_stack(ctx, &held_stacks, true, PROF_LOST_KSTACK, SLOT_TP)
 				  : 0;
 	b->ustack = 0;
-	b->tabled = 0;
 	if (user_stacks && !unwind_dwarf) {
 		b->ustack = store_stack(ctx, &held_stacks, false, PROF_LOST_USTACK, SLOT_TP);
 	} else if (user_stacks) {
 		/* A Python thread's frames come with the stack copy. */
 		if (!py_thread(BPF_CORE_READ(prev, tgid)))
 			b->ustack = store_whole_user_stack(&held_stacks, SLOT_TP);
-		b->tabled = b->ustack != 0;
-		if (!b->tabled) {
+		if (!b->ustack) {
 			struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(prev);
 			b->sp = BPF_CORE_READ(regs, sp);
 			b->ip = BPF_CORE_READ(regs, ip);

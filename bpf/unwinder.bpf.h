@@ -40,12 +40,11 @@ struct {
 #define MAX_FRAME_BYTES (8u << 20)
 
 /* The walk in progress: the registers the unwinder knows in the frame it
- * is at (pc, rsp, rbp), whose process it is and in which scratch slot the
- * frames found are (each step looks both up again: the verifier does not
- * follow map values through a bpf_loop callback's context). */
+ * is at (pc, rsp, rbp), the process's mappings, and the frames found. */
 struct walk {
 	__u64 pc, sp, bp;
-	__u32 pid, slot;
+	const struct unwind_process *proc;
+	struct stack_trace *st;
 	bool complete; /* the outermost frame was reached */
 };
 
@@ -98,9 +97,8 @@ static __always_inline const struct unwind_row *find_row(const struct unwind_map
 static long unwind_step(__u32 i, void *arg)
 {
 	struct walk *w = arg;
-	const struct unwind_process *proc = bpf_map_lookup_elem(&unwind_processes, &w->pid);
-	struct stack_trace *st = bpf_map_lookup_elem(&scratch, &w->slot);
-	const struct unwind_mapping *m = proc ? find_mapping(proc, w->pc) : NULL;
+	struct stack_trace *st = w->st;
+	const struct unwind_mapping *m = find_mapping(w->proc, w->pc);
 	/* A caller's pc is a return address, which may be past the end of
 	 * its function (a call that does not return): its row is the call's. */
 	__u64 at = i ? w->pc - 1 : w->pc;
@@ -108,8 +106,6 @@ static long unwind_step(__u32 i, void *arg)
 	__u64 cfa, ra, bp = w->bp, n;
 	__u32 kind = r ? r->kind : PROF_CFA_NONE;
 
-	if (!st)
-		return 1;
 	if (kind == PROF_CFA_END) {
 		w->complete = true;
 		return 1;
@@ -160,16 +156,19 @@ enum table_walk {
 };
 
 /* The user stack of task (current), from its registers saved on entry to
- * the kernel, walked by the tables into st (scratch[slot]; untouched when
- * the process has no tables). */
+ * the kernel, walked by the tables into st (untouched when the process has
+ * no tables). */
 static __always_inline enum table_walk unwind_by_tables(struct task_struct *task,
-							struct stack_trace *st, __u32 slot)
+							struct stack_trace *st)
 {
-	struct walk w = { .pid = task->tgid, .slot = slot };
+	struct walk w = { .st = st };
 	struct pt_regs *regs;
+	__u32 pid = task->tgid;
 
-	if (!table_unwinding || (task->flags & PF_KTHREAD) ||
-	    !bpf_map_lookup_elem(&unwind_processes, &w.pid))
+	if (!table_unwinding || (task->flags & PF_KTHREAD))
+		return WALK_NO_TABLES;
+	w.proc = bpf_map_lookup_elem(&unwind_processes, &pid);
+	if (!w.proc)
 		return WALK_NO_TABLES;
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	w.pc = BPF_CORE_READ(regs, ip);
@@ -190,24 +189,24 @@ static __always_inline __u64 store_user_stack(void *ctx, void *stacks, enum prof
 
 	if (!st)
 		return 0;
-	if (unwind_by_tables(bpf_get_current_task_btf(), st, slot) == WALK_NO_TABLES)
+	if (unwind_by_tables(bpf_get_current_task_btf(), st) == WALK_NO_TABLES)
 		return store_stack(ctx, stacks, false, lost, slot);
 	return keep_stack(stacks, st, false, lost);
 }
 
 /* The current thread's whole user stack by the tables, stored in stacks:
  * its hash, or 0 when the tables do not take it to its outermost frame
- * (or it could not be stored), for the stack copy to do better. */
+ * or it could not be stored, for the stack copy to do better (so not
+ * keep_stack(), which would count a stack lost that is not). */
 static __always_inline __u64 store_whole_user_stack(void *stacks, __u32 slot)
 {
 	struct stack_trace *st = bpf_map_lookup_elem(&scratch, &slot);
-	__u64 h;
-
 	enum table_walk walk;
+	__u64 h;
 
 	if (!st)
 		return 0;
-	walk = unwind_by_tables(bpf_get_current_task_btf(), st, slot);
+	walk = unwind_by_tables(bpf_get_current_task_btf(), st);
 	count(walk == WALK_WHOLE ? PROF_TABLE_WHOLE : walk == WALK_CUT ? PROF_TABLE_CUT : PROF_TABLE_NONE);
 	if (walk != WALK_WHOLE)
 		return 0;

@@ -86,7 +86,6 @@ static __always_inline void adopt(struct task_struct *t, __u64 now)
 		return;
 	b->kstack = kernel_stacks ? hold_task_kstack(t) : 0;
 	b->ustack = 0;
-	b->tabled = 0;
 	if (user_stacks && task_user_regs(t, regs)) {
 		/* With dwarf, the bytes are copied as for any block: from
 		 * the thread, once it is back from its system call. */
@@ -134,7 +133,7 @@ static __always_inline void cut(struct task_struct *t, __u64 now)
 	key->ustack = b->ustack;
 	count(PROF_SEEN);
 	count(PROF_CUT_WAITS);
-	if (!unwind_dwarf || b->tabled) {
+	if (counted_in_maps(b)) {
 		count_key(active ? (void *)&counts1 : (void *)&counts0, key, weight);
 		return;
 	}
