@@ -122,7 +122,6 @@ static bool file_rows(struct kernel_tables *kt, uint32_t pid, const struct mappi
 	struct cfi_rows *r;
 	const char *why;
 	uint32_t first;
-	bool created;
 
 	*image = elf_files_get(kt->files, kt->ps, pid, m);
 	if (!*image)
@@ -149,7 +148,7 @@ static bool file_rows(struct kernel_tables *kt, uint32_t pid, const struct mappi
 		kt->stats.files_slow++; /* not read after those */
 	}
 	first = r ? write_rows(kt, r) : UINT32_MAX;
-	e = htab_upsert(kt->tabled, &k, sizeof(k), &created);
+	e = htab_upsert(kt->tabled, &k, sizeof(k), NULL);
 	e->val.u = first == UINT32_MAX ? 0 : (uint64_t)first << 32 | r->n;
 	if (e->val.u) {
 		kt->stats.files++;

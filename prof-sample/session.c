@@ -18,8 +18,6 @@
 #include "recorder.h"
 #include "waits.h"
 
-_Static_assert(PROF_NR_COUNTERS <= 24, "session.counters is too small");
-
 /* Storing in the build-id cache goes this long at a time between reads of
  * the rings: a host's libraries at the start of a capture take a second. */
 #define CACHE_SLICE_NS (5 * 1000000ull)

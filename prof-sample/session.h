@@ -19,6 +19,7 @@
 #include "opener.h"
 #include "options.h"
 #include "processes.h"
+#include "profile.h"
 #include "sideband.h"
 #include "sink.h"
 #include "source.h"
@@ -44,7 +45,7 @@ struct session {
 	int ncpus;
 	uint64_t start_ns, next_drain_ns, deadline_ns;
 	uint64_t file_start_ns, next_rotation_ns; /* of the file being written */
-	uint64_t counters[24]; /* the BPF program's counters already recorded */
+	uint64_t counters[PROF_NR_COUNTERS]; /* the BPF program's, already recorded */
 	uint64_t sideband_reported;
 };
 
