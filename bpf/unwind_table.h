@@ -43,11 +43,21 @@ struct unwind_row {
 
 /* An executable mapping of a process: its file's rows are rows[first] to
  * rows[first + n - 1] (n 0: no table, the frame pointer's), at file
- * addresses bias below the process's. */
+ * addresses bias below the process's.  A file's rows are read only once a
+ * walk reaches it (most of what a process maps, no stack of it goes
+ * through: perf maps 28 libraries and blocks in two): until then n is 0
+ * and wanted is its slot in the wanted array, which the walk sets. */
 struct unwind_mapping {
 	__u64 start, end, bias;
 	__u32 first, n;
+	__u32 wanted; /* 0: nothing to ask for */
+	__u32 reserved;
 };
+
+/* Slots of the wanted array: files seen in mappings and not read yet;
+ * slot 0 is never one.  Past them, files are read as soon as they are
+ * seen. */
+#define PROF_UNWIND_WANTED 4096
 
 /* Most mappings of one process the tables keep (a power of two): more than node's,
  * python3's with numpy's extensions, or chromium's renderers'.  The walk

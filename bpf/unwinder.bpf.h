@@ -36,6 +36,16 @@ struct {
 	__type(value, struct unwind_process);
 } unwind_processes SEC(".maps");
 
+/* Set by a walk that reaches a mapping whose file's rows are wanted
+ * (unwind_table.h); read by prof-sample through the map's memory. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, PROF_UNWIND_WANTED);
+	__type(key, __u32);
+	__type(value, __u64); /* an array's values are 8 bytes apart */
+} unwind_wanted SEC(".maps");
+
 /* A frame's stack goes no further than this below its caller's. */
 #define MAX_FRAME_BYTES (8u << 20)
 
@@ -107,10 +117,24 @@ static long unwind_step(__u32 i, void *arg)
 	/* A caller's pc is a return address, which may be past the end of
 	 * its function (a call that does not return): its row is the call's. */
 	__u64 at = i ? w->pc - 1 : w->pc;
-	const struct unwind_row *r = m && m->n && at >= m->bias ? find_row(m, at - m->bias) : NULL;
+	const struct unwind_row *r;
 	__u64 cfa, ra, bp = w->bp, n;
-	__u32 kind = r ? r->kind : PROF_CFA_NONE;
+	__u32 kind;
 
+	/* A file without rows is asked for on the path where there is no
+	 * search: m kept alive past the search, at an offset the verifier
+	 * knows only as a range, multiplied its states past its limit. */
+	if (m && m->n) {
+		r = at >= m->bias ? find_row(m, at - m->bias) : NULL;
+	} else {
+		r = NULL;
+		if (m && m->wanted) {
+			__u64 *wanted = bpf_map_lookup_elem(&unwind_wanted, &m->wanted);
+			if (wanted)
+				*wanted = 1;
+		}
+	}
+	kind = r ? r->kind : PROF_CFA_NONE;
 	if (!st)
 		return 1;
 	if (kind == PROF_CFA_END) {

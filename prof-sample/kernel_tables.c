@@ -36,6 +36,14 @@ struct file_key {
  * for seconds at most, and the rest is walked as without tables. */
 #define MAX_SLOW_FILES 3
 
+/* A file the tables have seen mapped: read (its rows, if it has any), or
+ * waiting for a walk to reach it (its slot in the wanted array). */
+struct table_file {
+	uint32_t first, n; /* its rows, once read (n 0: none) */
+	uint32_t wanted;   /* its slot, 0 once read or if it has none */
+	bool read;
+};
+
 /* What the BPF program was last given for a process. */
 struct pushed {
 	uint64_t generation;
@@ -43,14 +51,21 @@ struct pushed {
 	uint64_t round; /* the last sync that found the process known */
 	bool incomplete; /* a file of it was not there yet, */
 	bool deferred;	 /* or not read for want of time */
+	/* The slots of its files not read yet: it is given its tables again
+	 * once a walk wants one of them. */
+	uint32_t nwaiting;
+	uint32_t waiting[PROF_UNWIND_MAPPINGS];
 };
 
 struct kernel_tables {
 	struct unwind_row *rows; /* the rows map's memory */
+	volatile uint64_t *wanted; /* the wanted map's memory, set by walks */
+	struct table_file *by_slot[PROF_UNWIND_WANTED];
+	uint32_t next_slot;
 	int procs_fd;
 	struct processes *ps;
 	struct elf_files *files;
-	struct htab *tabled; /* struct file_key -> first row << 32 | rows (0: none) */
+	struct htab *tabled; /* struct file_key -> struct table_file */
 	struct htab *pushed; /* pid -> struct pushed */
 	uint32_t next_row;
 	uint64_t round;
@@ -75,11 +90,18 @@ struct kernel_tables *kernel_tables_new(struct profile_bpf *skel, struct process
 
 	kt->rows = mmap(NULL, KERNEL_TABLES_ROWS * sizeof(*kt->rows), PROT_READ | PROT_WRITE,
 			MAP_SHARED, bpf_map__fd(skel->maps.unwind_rows), 0);
-	if (kt->rows == MAP_FAILED) {
+	kt->wanted = mmap(NULL, PROF_UNWIND_WANTED * sizeof(*kt->wanted), PROT_READ | PROT_WRITE,
+			  MAP_SHARED, bpf_map__fd(skel->maps.unwind_wanted), 0);
+	if (kt->rows == MAP_FAILED || kt->wanted == MAP_FAILED) {
 		warn("mapping the unwind tables");
+		if (kt->rows != MAP_FAILED)
+			munmap(kt->rows, KERNEL_TABLES_ROWS * sizeof(*kt->rows));
+		if (kt->wanted != MAP_FAILED)
+			munmap((void *)kt->wanted, PROF_UNWIND_WANTED * sizeof(*kt->wanted));
 		free(kt);
 		return NULL;
 	}
+	kt->next_slot = 1; /* 0 asks for nothing */
 	kt->procs_fd = bpf_map__fd(skel->maps.unwind_processes);
 	kt->ps = ps;
 	kt->files = files;
@@ -93,7 +115,8 @@ void kernel_tables_free(struct kernel_tables *kt)
 	if (!kt)
 		return;
 	munmap(kt->rows, KERNEL_TABLES_ROWS * sizeof(*kt->rows));
-	htab_free(kt->tabled);
+	munmap((void *)kt->wanted, PROF_UNWIND_WANTED * sizeof(*kt->wanted));
+	htab_free_values(kt->tabled, free);
 	htab_free_values(kt->pushed, free);
 	free(kt);
 }
@@ -112,33 +135,22 @@ static uint32_t write_rows(struct kernel_tables *kt, const struct cfi_rows *r)
 	return first;
 }
 
-/* The rows of the file m maps, as first << 32 | n (0: none), and its
- * image; false when the file is not there yet (or not ELF). */
-static bool file_rows(struct kernel_tables *kt, uint32_t pid, const struct mapping *m,
-		      uint64_t *where, struct elf_image **image)
+/* Reads f's rows (unless the time of this sync is up, or too many
+ * files were slow: the others are left to the frame pointer); false when
+ * left for the next sync. */
+static bool read_file(struct kernel_tables *kt, struct table_file *f, Elf *elf)
 {
-	struct file_key k = { .dev = m->dev, .inode = m->inode };
-	struct htab_entry *e;
 	struct cfi_rows *r;
 	const char *why;
 	uint32_t first;
 
-	*image = elf_files_get(kt->files, kt->ps, pid, m);
-	if (!*image)
-		return false;
-	k.build_id_len = (uint8_t)elf_build_id((*image)->elf, k.build_id);
-	e = htab_find(kt->tabled, &k, sizeof(k));
-	if (e) {
-		*where = e->val.u;
-		return true;
-	}
 	if (monotonic_ns() > kt->deadline) {
 		kt->deferred = true;
 		return false;
 	}
 	/* One file may not take the place of all others. */
 	if (kt->slow < MAX_SLOW_FILES) {
-		r = cfi_rows_read((*image)->elf, KERNEL_TABLES_ROWS / 4, &why);
+		r = cfi_rows_read(elf, KERNEL_TABLES_ROWS / 4, &why);
 		if (!r && strcmp(why, CFI_ROWS_TOO_SLOW) == 0) {
 			kt->slow++;
 			kt->stats.files_slow++;
@@ -148,18 +160,53 @@ static bool file_rows(struct kernel_tables *kt, uint32_t pid, const struct mappi
 		kt->stats.files_slow++; /* not read after those */
 	}
 	first = r ? write_rows(kt, r) : UINT32_MAX;
-	e = htab_upsert(kt->tabled, &k, sizeof(k), NULL);
-	e->val.u = first == UINT32_MAX ? 0 : (uint64_t)first << 32 | r->n;
-	if (e->val.u) {
+	if (first != UINT32_MAX) {
+		f->first = first;
+		f->n = (uint32_t)r->n;
 		kt->stats.files++;
 		kt->stats.rows += r->n;
 		kt->stats.rows_unknown += r->unknown;
 	} else {
 		kt->stats.files_without++;
 	}
+	if (f->wanted)
+		kt->stats.files_unreached--;
+	f->read = true;
+	f->wanted = 0;
 	cfi_rows_free(r);
-	*where = e->val.u;
 	return true;
+}
+
+/* The file m maps as the tables know it, read if a walk wants it, and its
+ * image; NULL when it is not there yet (or not ELF), or is wanted and
+ * left for the next sync. */
+static struct table_file *file_of(struct kernel_tables *kt, uint32_t pid, const struct mapping *m,
+				  struct elf_image **image)
+{
+	struct file_key k = { .dev = m->dev, .inode = m->inode };
+	struct table_file *f;
+	struct htab_entry *e;
+	bool created;
+
+	*image = elf_files_get(kt->files, kt->ps, pid, m);
+	if (!*image)
+		return NULL;
+	k.build_id_len = (uint8_t)elf_build_id((*image)->elf, k.build_id);
+	e = htab_upsert(kt->tabled, &k, sizeof(k), &created);
+	if (created) {
+		e->val.p = xcalloc(1, sizeof(struct table_file));
+		f = e->val.p;
+		/* Past the slots, read at once, as the first walk would ask. */
+		if (kt->next_slot < PROF_UNWIND_WANTED) {
+			f->wanted = kt->next_slot++;
+			kt->by_slot[f->wanted] = f;
+			kt->stats.files_unreached++;
+		}
+	}
+	f = e->val.p;
+	if (f->read || (f->wanted && !kt->wanted[f->wanted]))
+		return f;
+	return read_file(kt, f, (*image)->elf) ? f : NULL;
 }
 
 static bool overlaps(const struct unwind_process *v, uint64_t start, uint64_t end)
@@ -177,37 +224,53 @@ static int by_start(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* Builds pid's value from its mappings: the latest of those that overlap
- * (a PID reused keeps the old process's before its own). */
-static bool build(struct kernel_tables *kt, uint32_t pid, const struct mapping *maps, size_t n)
+/* Builds pid's value from its mappings (the latest of those that overlap:
+ * a PID reused keeps the old process's before its own), and the slots it
+ * waits on in p. */
+static bool build(struct kernel_tables *kt, uint32_t pid, const struct mapping *maps, size_t n,
+		  struct pushed *p)
 {
 	struct unwind_process *v = &kt->value;
 	bool complete = true;
 
 	memset(v, 0, sizeof(*v));
+	p->nwaiting = 0;
 	for (size_t i = n; i-- > 0 && v->n < PROF_UNWIND_MAPPINGS;) {
 		const struct mapping *m = &maps[i];
-		struct elf_image *f;
-		uint64_t where;
+		struct elf_image *image;
+		struct table_file *f;
 		GElf_Addr bias;
 		if (m->path[0] != '/' || overlaps(v, m->start, m->end))
 			continue;
-		if (!file_rows(kt, pid, m, &where, &f)) {
+		f = file_of(kt, pid, m, &image);
+		if (!f) {
 			complete = false;
 			continue;
 		}
-		if (!where || !elf_image_bias(f, m, &bias))
+		if ((!f->n && !f->wanted) || !elf_image_bias(image, m, &bias))
 			continue;
+		if (f->wanted)
+			p->waiting[p->nwaiting++] = f->wanted;
 		v->m[v->n++] = (struct unwind_mapping){
 			.start = m->start,
 			.end = m->end,
 			.bias = bias,
-			.first = (uint32_t)(where >> 32),
-			.n = (uint32_t)where,
+			.first = f->first,
+			.n = f->n,
+			.wanted = f->wanted,
 		};
 	}
 	qsort(v->m, v->n, sizeof(v->m[0]), by_start);
 	return complete;
+}
+
+/* Whether a walk of p reached one of its files not read yet. */
+static bool wants(const struct kernel_tables *kt, const struct pushed *p)
+{
+	for (uint32_t i = 0; i < p->nwaiting; i++)
+		if (kt->wanted[p->waiting[i]] || kt->by_slot[p->waiting[i]]->read)
+			return true;
+	return false;
 }
 
 static void sync_one(void *arg, uint32_t pid)
@@ -229,12 +292,12 @@ static void sync_one(void *arg, uint32_t pid)
 	p = e->val.p;
 	p->round = kt->round;
 	if (!created && p->generation == generation && !p->deferred &&
-	    (!p->incomplete || p->files_epoch == epoch))
+	    (!p->incomplete || p->files_epoch == epoch) && !wants(kt, p))
 		return;
 	p->generation = generation;
 	p->files_epoch = epoch;
 	kt->deferred = false;
-	p->incomplete = !build(kt, pid, maps, n);
+	p->incomplete = !build(kt, pid, maps, n, p);
 	p->deferred = kt->deferred;
 	if (bpf_map_update_elem(kt->procs_fd, &pid, &kt->value, BPF_ANY) != 0) {
 		kt->stats.processes_refused++;

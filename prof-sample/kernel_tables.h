@@ -1,9 +1,12 @@
 /*
  * The unwind tables of bpf/unwinder.bpf.h, filled from the process table:
- * each executable file's rows (cfi_rows.h) written once into the rows map,
- * and each process's executable mappings pointing at them, written when
- * the process is learnt or its mappings change, removed when it is
- * forgotten.  A process or file not there yet is walked by frame pointer.
+ * each process's executable mappings, written when the process is learnt
+ * or its mappings change, removed when it is forgotten; and the rows
+ * (cfi_rows.h) of each file they map, read once the first walk reaches
+ * the file and written once into the rows map, however many processes
+ * map it.  Reading a file's rows costs milliseconds (libc's 7, perf's
+ * libpython's tens), and most mapped files are in no stack.  A process or
+ * file not there yet is walked by frame pointer.
  */
 #ifndef PROF_SAMPLE_KERNEL_TABLES_H
 #define PROF_SAMPLE_KERNEL_TABLES_H
@@ -22,6 +25,7 @@ struct profile_bpf;
 
 struct kernel_tables_stats {
 	uint64_t files, rows;	   /* files with rows, and the rows written */
+	uint64_t files_unreached;  /* files no walk reached: not read */
 	uint64_t files_without;	   /* files the BPF program walks by frame pointer, */
 	uint64_t files_slow;	   /* of which too slow to read (or not read after those) */
 	uint64_t rows_unknown;	   /* rows of a rule it does not follow */

@@ -380,11 +380,12 @@ static void dwarf_report(const void *state, bool verbose)
 	if (verbose && r->tables) {
 		const struct kernel_tables_stats *kt = kernel_tables_stats(r->tables);
 		warnx("unwind tables of blocks and wakers: %" PRIu64 " file(s), %" PRIu64 " rows (%" PRIu64
-		      " of a rule left to the frame pointer), %" PRIu64 " process(es); walked by "
+		      " of a rule left to the frame pointer), %" PRIu64 " process(es); %" PRIu64
+		      " file(s) mapped not read (no walk reached them); walked by "
 		      "frame pointer: %" PRIu64 " file(s) without CFI that can be used (%" PRIu64
 		      " too slow to read), %" PRIu64 " process(es) beyond the table",
-		      kt->files, kt->rows, kt->rows_unknown, kt->processes, kt->files_without,
-		      kt->files_slow, kt->processes_refused);
+		      kt->files, kt->rows, kt->rows_unknown, kt->processes, kt->files_unreached,
+		      kt->files_without, kt->files_slow, kt->processes_refused);
 	}
 	if (verbose && st->fp_in_files)
 		warnx("user stacks walked by frame pointer through code without CFI: %" PRIu64
