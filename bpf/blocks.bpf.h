@@ -23,6 +23,10 @@ struct block {
 	__u64 start; /* of the time not yet counted, 0 if not blocked */
 	__u64 began; /* the switch-out, or when the capture found it blocked */
 	__u64 kstack, ustack; /* in held_stacks */
+	/* dwarf, a block to be copied: its user stack as walked at the
+	 * switch-out (the tables' walk cut short, or frame pointers), held,
+	 * for the block to be counted with if the copy cannot be made. */
+	__u64 fallback;
 	__u64 ip, sp;	      /* user registers at the switch-out (dwarf) */
 	__u64 weight;	      /* of the pending block */
 	__u32 pending;

@@ -6,9 +6,22 @@
 #ifndef PROF_BPF_OFFCPU_BPF_H
 #define PROF_BPF_OFFCPU_BPF_H
 
+/* Whether the ring has room for a raw sample now: only a guess, as other
+ * CPUs reserve too, but one that keeps a storm's blocks from being lost
+ * to it when they have something else to be counted with. */
+static __always_inline bool ring_has_room(void)
+{
+	__u64 size = bpf_ringbuf_query(&raw_samples, BPF_RB_RING_SIZE);
+	__u64 used = bpf_ringbuf_query(&raw_samples, BPF_RB_AVAIL_DATA);
+
+	return used < size && size - used >= 2 * (PROF_RAW_HEADER + stack_room() + PROF_PAGE);
+}
+
 /* Sends a pending block (dwarf) from its thread's context, with the user
  * stack bytes if the thread is still where it blocked (same user stack
- * pointer and instruction: the same system call), else without them. */
+ * pointer and instruction: the same system call).  When it has gone on,
+ * or the ring is full, the block is counted with the stack walked at its
+ * switch-out instead, if there is one, else sent without a user stack. */
 static __always_inline void send_pending(void *ctx, struct block *b)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -16,6 +29,12 @@ static __always_inline void send_pending(void *ctx, struct block *b)
 	bool same = BPF_CORE_READ(regs, sp) == b->sp && BPF_CORE_READ(regs, ip) == b->ip;
 
 	b->pending = 0;
+	if (b->fallback && (!same || !ring_has_room())) {
+		b->key.ustack = b->fallback;
+		count(PROF_BLOCK_FALLBACK);
+		count_key(active ? (void *)&counts1 : (void *)&counts0, &b->key, b->weight);
+		return;
+	}
 	if (!same)
 		count(PROF_LOST_BLOCK_USTACK);
 	send_raw(ctx, NULL, &b->key, b->weight, same);
@@ -76,13 +95,13 @@ static __always_inline void start_block(void *ctx, struct task_struct *prev, __u
 	}
 	b->kstack = kernel_stacks ? store_stack(ctx, &held_stacks, true, PROF_LOST_KSTACK, SLOT_TP)
 				  : 0;
-	b->ustack = 0;
+	b->ustack = b->fallback = 0;
 	if (user_stacks && !unwind_dwarf) {
 		b->ustack = store_stack(ctx, &held_stacks, false, PROF_LOST_USTACK, SLOT_TP);
 	} else if (user_stacks) {
 		/* A Python thread's frames come with the stack copy. */
 		if (!py_thread(BPF_CORE_READ(prev, tgid)))
-			b->ustack = store_whole_user_stack(&held_stacks, SLOT_TP);
+			b->ustack = store_whole_user_stack(ctx, &held_stacks, SLOT_TP, &b->fallback);
 		if (!b->ustack) {
 			struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(prev);
 			b->sp = BPF_CORE_READ(regs, sp);

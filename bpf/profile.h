@@ -93,6 +93,9 @@ enum prof_counter {
 	PROF_TABLE_WHOLE,   /* dwarf: blocks' user stacks the unwind tables took whole, */
 	PROF_TABLE_CUT,	    /* or not (copied instead), */
 	PROF_TABLE_NONE,    /* or had none for (copied instead) */
+	PROF_BLOCK_FALLBACK, /* dwarf: blocks whose copy could not be made (the ring
+			      * full, the thread gone on), counted with the stack
+			      * walked at their switch-out */
 	PROF_NR_COUNTERS,
 };
 

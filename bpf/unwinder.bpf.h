@@ -225,21 +225,36 @@ static __always_inline __u64 store_user_stack(void *ctx, void *stacks, enum prof
 /* The current thread's whole user stack by the tables, stored in stacks:
  * its hash, or 0 when the tables do not take it to its outermost frame
  * or it could not be stored, for the stack copy to do better (so not
- * keep_stack(), which would count a stack lost that is not). */
-static __always_inline __u64 store_whole_user_stack(void *stacks, __u32 slot)
+ * keep_stack(), which would count a stack lost that is not).  Then
+ * *fallback is what the copy falls back on: the walk as far as it went,
+ * or the frame pointers' where the process has no tables yet (0 if it
+ * could not be stored). */
+static __always_inline __u64 store_whole_user_stack(void *ctx, void *stacks, __u32 slot,
+						    __u64 *fallback)
 {
 	struct stack_trace *st = bpf_map_lookup_elem(&scratch, &slot);
 	enum table_walk walk;
 	__u64 h;
+	long n;
 
+	*fallback = 0;
 	if (!st)
 		return 0;
 	walk = unwind_by_tables(bpf_get_current_task_btf(), st, slot);
 	count(walk == WALK_WHOLE ? PROF_TABLE_WHOLE : walk == WALK_CUT ? PROF_TABLE_CUT : PROF_TABLE_NONE);
-	if (walk != WALK_WHOLE)
-		return 0;
+	if (walk == WALK_NO_TABLES) {
+		n = bpf_get_stack(ctx, st->ip, sizeof(st->ip), BPF_F_USER_STACK);
+		if (n <= 0)
+			return 0;
+		st->nr = n / sizeof(__u64);
+	}
 	h = prof_stack_key(st->ip, st->nr, false);
-	return lookup_or_try_init(stacks, &h, st) ? h : 0;
+	if (!lookup_or_try_init(stacks, &h, st))
+		return 0;
+	if (walk == WALK_WHOLE)
+		return h;
+	*fallback = h;
+	return 0;
 }
 
 #endif

@@ -100,7 +100,7 @@ static __always_inline void adopt(struct task_struct *t, __u64 now)
 	if (b->start || b->pending)
 		return;
 	b->kstack = kernel_stacks ? hold_task_kstack(t) : 0;
-	b->ustack = 0;
+	b->ustack = b->fallback = 0;
 	if (user_stacks && task_user_regs(t, regs)) {
 		/* With dwarf, the bytes are copied as for any block: from
 		 * the thread, once it is back from its system call. */

@@ -43,6 +43,10 @@ static const struct cap_loss_info loss_info[CAP_LOSS_MAX] = {
 				    "the thread went on from where it blocked (a page fault) "
 				    "before they were copied",
 				    NULL, CAP_LOSS_PART },
+	[CAP_LOSS_BLOCK_FALLBACK] = { "block-stack-walked", "user stacks cut short",
+				      "of blocks walked as they began, not copied (the ring "
+				      "was full, or the thread had gone on)",
+				      NULL, CAP_LOSS_CUT },
 };
 
 const struct cap_loss_info *cap_loss_info(uint32_t cause)
@@ -76,7 +80,7 @@ void cap_loss_cut_said(const uint64_t lost[CAP_LOSS_MAX], char *buf, size_t size
 		const struct cap_loss_info *li = &loss_info[c];
 		int n;
 
-		if (li->kind != CAP_LOSS_CUT)
+		if (li->kind != CAP_LOSS_CUT || !lost[c])
 			continue;
 		n = snprintf(buf + len, size - len, "%s%" PRIu64 " %s%s%s%s", len ? ", " : "",
 			     lost[c], li->why, li->remedy ? " (" : "", li->remedy ? li->remedy : "",

@@ -55,6 +55,7 @@ enum cap_loss_cause {
 	CAP_LOSS_SWITCH = 11,
 	CAP_LOSS_WAKER_STACK = 12,
 	CAP_LOSS_BLOCK_USTACK = 13,
+	CAP_LOSS_BLOCK_FALLBACK = 14,
 	CAP_LOSS_MAX,
 };
 
@@ -82,7 +83,8 @@ const struct cap_loss_info *cap_loss_info(uint32_t cause);
 const char *cap_loss_name(uint32_t cause);
 
 /* The user stacks cut short among LOST (counts by cause), and what each
- * cause of it counted, said in BUF ("2 at code without CFI, 0 at ..."). */
+ * cause of it counted, those that counted any, said in BUF ("2 at code
+ * without CFI, 1 at ..."). */
 uint64_t cap_loss_cut(const uint64_t lost[CAP_LOSS_MAX]);
 void cap_loss_cut_said(const uint64_t lost[CAP_LOSS_MAX], char *buf, size_t size);
 

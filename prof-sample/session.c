@@ -230,6 +230,7 @@ static void record_losses(struct session *s)
 		{ PROF_WAKE_CUT, CAP_LOSS_WAKE_CHAIN },
 		{ PROF_LOST_WSTACK, CAP_LOSS_WAKER_STACK },
 		{ PROF_LOST_BLOCK_USTACK, CAP_LOSS_BLOCK_USTACK },
+		{ PROF_BLOCK_FALLBACK, CAP_LOSS_BLOCK_FALLBACK },
 	};
 	volatile __u64 *c = s->skel->bss->counters;
 
@@ -373,9 +374,11 @@ static void report_blocks(const struct session *s, const struct recorder_stats *
 	      (unsigned long long)c[PROF_ADOPTED_WAITS], (unsigned long long)c[PROF_CUT_WAITS]);
 	if (s->opt->dwarf)
 		warnx("blocks' user stacks walked whole by the unwind tables: %llu; copied "
-		      "instead: %llu cut short by them, %llu of processes without tables yet",
+		      "instead: %llu cut short by them, %llu of processes without tables yet; "
+		      "of those, counted with the walk when the copy could not be made: %llu",
 		      (unsigned long long)c[PROF_TABLE_WHOLE], (unsigned long long)c[PROF_TABLE_CUT],
-		      (unsigned long long)c[PROF_TABLE_NONE]);
+		      (unsigned long long)c[PROF_TABLE_NONE],
+		      (unsigned long long)c[PROF_BLOCK_FALLBACK]);
 }
 
 /* Each cause of loss, in common/capture.c's words, with what only this

@@ -151,6 +151,32 @@ for i in range(60):
 	[ "$(pct "$whole" "$read_ns" | cut -d. -f1)" -ge 90 ]
 }
 
+@test "--off-cpu in a storm of switches (Debian's perf): the files its stacks go through are read, no other, and no block is lost" {
+	require_root
+	command -v perf >/dev/null || skip "perf is not installed"
+	# perf maps 28 libraries and blocks in two files: itself and libc.
+	# Its two processes switch ~50,000 times a second, each a block.
+	prof-sample -v --off-cpu -o "$TMP/cap" -- perf bench sched pipe -l 30000 >/dev/null 2>"$TMP/err"
+	cat "$TMP/err"
+	read -r read_files unread <<<"$(sed -n 's/.*unwind tables of blocks and wakers: \([0-9]*\) file(s), .*; \([0-9]*\) file(s) mapped not read .*/\1 \2/p' "$TMP/err")"
+	echo "tables read for $read_files file(s), $unread mapped and not read"
+	[ "$read_files" -ge 2 ] && [ "$read_files" -le 3 ]
+	[ "$unread" -ge 20 ]
+	# None lost to a full ring: a block whose copy found it full is
+	# counted with the stack walked as it blocked.
+	! grep -q 'ring buffer full' "$TMP/err"
+	read -r whole cut none <<<"$(sed -n 's/.*walked whole by the unwind tables: \([0-9]*\); copied instead: \([0-9]*\) cut short by them, \([0-9]*\) of processes.*/\1 \2 \3/p' "$TMP/err")"
+	echo "blocks walked whole: $(pct "$whole" $((whole + cut + none)))%"
+	[ "$(pct "$whole" $((whole + cut + none)) | cut -d. -f1)" -ge 80 ]
+	prof-symbolize "$TMP/cap" | prof-fold >"$TMP/folded"
+	blocks=$(awk '$0 ~ /^sched-pipe;/ && $0 ~ /;read;/ { s += $NF } END { printf "%.0f\n", s }' "$TMP/folded")
+	# Debian's perf has no symbols: its _start is [perf].
+	started=$(awk '$0 ~ /^sched-pipe;\[perf\];__libc_start_main;__libc_start_call_main;/ && $0 ~ /;read;/ { s += $NF } END { printf "%.0f\n", s }' "$TMP/folded")
+	echo "perf's blocked time in read: $blocks ns, $(pct "$started" "$blocks")% of it from _start"
+	[ "$blocks" -gt 0 ]
+	[ "$(pct "$started" "$blocks" | cut -d. -f1)" -ge 90 ]
+}
+
 @test "--wakeup-depth 3: a thread waiting on one that waits on a timer shows all three stacks" {
 	require_root
 	profile --off-cpu --wakeup-depth 3 -- "$PROF_WORKLOADS/offcpu" chain 4
