@@ -11,8 +11,9 @@
 # CPU seconds (its rusage, with a child that only sleeps), of which its
 # start-up and end (the same profiler started and stopped with nothing to
 # run: loading and verifying BPF programs, bpftrace's compiling), the blocks
-# prof-sample lost (a full ring or map, of all it saw) and the capture's
-# size.  Then the size of a 30 s system-wide off-CPU capture of this host.
+# prof-sample lost (a full ring or map, of all it saw; the median and the
+# worst round), the blocks counted with the stack walked as they began
+# because their copy could not be made (walked), and the capture's size.  Then the size of a 30 s system-wide off-CPU capture of this host.
 # Not a test: nothing here passes or fails.  Needs root.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -66,14 +67,14 @@ pipe_usecs() {
 }
 
 # measure CONFIG [idle]: one round under that profiler; appends "usecs cpu
-# bytes lost%" to $TMP/CONFIG ("-" where there is no figure).  idle: the
+# bytes lost% walked%" to $TMP/CONFIG ("-" where there is no figure).  idle: the
 # profiler is stopped as soon as it is ready, and only its CPU is appended,
 # to $TMP/CONFIG.idle.
 measure() {
-	local cfg=$1 idle=${2:-} usecs cpu=- bytes=- lost=- pid i cmd
+	local cfg=$1 idle=${2:-} usecs cpu=- bytes=- lost=- walked=- pid i cmd
 
 	if [ "$cfg" = none ]; then
-		echo "$(pipe_usecs) - - -" >>"$TMP/$cfg"
+		echo "$(pipe_usecs) - - - -" >>"$TMP/$cfg"
 		return
 	fi
 	rm -f "$TMP/hold.pid" "$TMP/cap.prof"
@@ -104,12 +105,19 @@ measure() {
 	fi
 	if [ -f "$TMP/cap.prof" ]; then
 		bytes=$(stat -c %s "$TMP/cap.prof")
-		lost=$("$BIN/prof-symbolize" "$TMP/cap.prof" 2>/dev/null |
-			awk -v seen="$(sed -nE 's/^prof-sample: ([0-9]+) blocks,.*/\1/p' "$TMP/stderr")" \
-			'/^# lost (ring-full|count-map-full|switch-untimed) / { n += $4 }
-			 END { printf "%.2f", seen + n ? 100 * n / (seen + n) : 0 }')
+		"$BIN/prof-symbolize" "$TMP/cap.prof" 2>/dev/null >"$TMP/frames"
+		seen=$(sed -nE 's/^prof-sample: ([0-9]+) blocks,.*/\1/p' "$TMP/stderr")
+		lost=$(awk -v seen="$seen" '/^# lost (ring-full|count-map-full|switch-untimed) / { n += $4 }
+			 END { printf "%.2f", seen + n ? 100 * n / (seen + n) : 0 }' "$TMP/frames")
+		walked=$(awk -v seen="$seen" '/^# lost block-stack-walked / { n += $4 }
+			 END { printf "%.2f", seen ? 100 * n / seen : 0 }' "$TMP/frames")
 	fi
-	echo "$usecs $cpu $bytes $lost" >>"$TMP/$cfg"
+	echo "$usecs $cpu $bytes $lost $walked" >>"$TMP/$cfg"
+}
+
+# worst FILE COLUMN: the largest figure of the rounds.
+worst() {
+	cut -d' ' -f"$2" "$1" | grep -v '^-$' | sort -g | tail -1 | grep . || echo -
 }
 
 # median FILE COLUMN
@@ -126,7 +134,8 @@ for ((r = 0; r < RUNS; r++)); do
 done
 
 echo "perf bench sched pipe -l $LOOPS, system-wide profilers, median of $RUNS rounds"
-printf '%-42s %9s %9s %10s %10s %10s %8s\n' profiler usecs/op slowdown "own CPU s" "start-up" "capture" "lost"
+printf '%-42s %9s %9s %10s %10s %10s %8s %9s %8s\n' profiler usecs/op slowdown "own CPU s" "start-up" \
+	"capture" "lost" "lost max" "walked"
 base=$(median "$TMP/none" 1)
 for cfg in $configs; do
 	[ -s "$TMP/$cfg" ] || { printf '%-42s %9s\n' "$cfg" "failed"; continue; }
@@ -141,10 +150,15 @@ for cfg in $configs; do
 	[ "$bytes" != - ] && bytes="$((${bytes%.*} / 1024)) KiB"
 	lost=$(median "$TMP/$cfg" 4)
 	[ "$lost" != - ] && lost="$lost%"
+	lost_max=$(worst "$TMP/$cfg" 4)
+	[ "$lost_max" != - ] && lost_max="$lost_max%"
+	walked=$(median "$TMP/$cfg" 5)
+	[ "$walked" != - ] && walked="$walked%"
 	startup=-
 	[ -s "$TMP/$cfg.idle" ] && startup=$(median "$TMP/$cfg.idle" 1)
-	printf '%-42s %9s %8.2fx %10s %10s %10s %8s\n' "$name" "$usecs" \
-		"$(echo "$usecs / $base" | bc -l)" "$(median "$TMP/$cfg" 2)" "$startup" "$bytes" "$lost"
+	printf '%-42s %9s %8.2fx %10s %10s %10s %8s %9s %8s\n' "$name" "$usecs" \
+		"$(echo "$usecs / $base" | bc -l)" "$(median "$TMP/$cfg" 2)" "$startup" "$bytes" "$lost" \
+		"$lost_max" "$walked"
 done
 
 echo
