@@ -35,6 +35,11 @@ static const char *sparse_copy(const char *name, const char *size)
 		return NULL;
 	self[n] = '\0';
 	snprintf(tool, sizeof(tool), "%s/elf_sparse", dir ? dir : "build/workloads");
+	/* Run by hand from elsewhere, say so rather than fail on a NULL. */
+	if (access(tool, X_OK) != 0) {
+		printf("# %s: not there (set PROF_WORKLOADS to the workloads' directory)\n", tool);
+		return NULL;
+	}
 	strcpy(path, "/tmp/unit-image.XXXXXX");
 	if ((fd = mkstemp(path)) < 0)
 		return NULL;
