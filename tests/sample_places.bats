@@ -278,14 +278,14 @@ sampling() {
 	return 1
 }
 
-# Waits, up to 20 s, for prof-sample ($SAMPLER) to let go of the file
+# Waits, up to 40 s, for prof-sample ($SAMPLER) to let go of the file
 # system at NS_MNT, the way a container runtime unmounts a container's
 # root once its processes have gone; fails if prof-sample ended first.
 # Files go after 30 complete drains, 3 s here; a drain that leaves samples
 # for the next one (a loaded host) does not count.  On failure, who holds
 # the mount, and what prof-sample says of its files.
 unmounts_while_sampling() {
-	for _ in $(seq 80); do
+	for _ in $(seq 160); do
 		kill -0 "$SAMPLER"
 		umount "$NS_MNT" 2>/dev/null && return 0
 		sleep 0.25
@@ -342,8 +342,10 @@ unmounts_while_sampling() {
 	mount -t tmpfs none "$NS_MNT"
 	unique_program "$NS_MNT" svc
 	for mode in dwarf fp; do
-		# Files are let go of after 30 drains: 3 s at this interval.
-		prof-sample -F 499 -v --unwind=$mode --interval 0.1 -d 30 -o "$TMP/$mode.prof" \
+		# Files are let go of after 30 drains: 3 s at this interval.  At
+		# 99 Hz the drains keep up on a loaded machine (at 499 they
+		# did not always, and so did not count, in make check).
+		prof-sample -F 99 -v --unwind=$mode --interval 0.1 -d 60 -o "$TMP/$mode.prof" \
 			2> "$TMP/$mode.err" &
 		SAMPLER=$!
 		sampling

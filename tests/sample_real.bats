@@ -176,9 +176,15 @@ while True: time.sleep(0.0005)' &
 		B="$B $!"
 	done
 	sleep 0.5
-	prof-sample -v -F 999 -d 8 -p "$A" -o "$TMP/cap.prof" 2> "$TMP/err"
+	# On a machine loaded besides (make check's other lanes), the sleeper
+	# may get too little CPU in 8 s for a share to mean anything: it is
+	# sampled again, up to three times, until it has 20 samples.
+	for _ in 1 2 3; do
+		prof-sample -v -F 999 -d 8 -p "$A" -o "$TMP/cap.prof" 2> "$TMP/err"
+		prof-symbolize "$TMP/cap.prof" | prof-fold > "$TMP/ours"
+		[ "$(folded_total "$TMP/ours")" -ge 20 ] && break
+	done
 	kill $B
-	prof-symbolize "$TMP/cap.prof" | prof-fold > "$TMP/ours"
 	grep 'clock ticks' "$TMP/err"
 	# The ticks the switches delayed were seen and sorted out.
 	grep -qE 'clock ticks delivered after a switch: [0-9]+ due while a target ran, charged to it where it was switched out; [1-9][0-9]* due before a target was switched in, left out' "$TMP/err"
