@@ -37,12 +37,24 @@ struct file_key {
 #define MAX_SLOW_FILES 3
 
 /* A file the tables have seen mapped: read (its rows, if it has any), or
- * waiting for a walk to reach it (its slot in the wanted array). */
+ * waiting for a walk to reach it (by its slot in the wanted array). */
 struct table_file {
 	uint32_t first, n; /* its rows, once read (n 0: none) */
-	uint32_t wanted;   /* its slot, 0 once read or if it has none */
+	uint32_t slot;	   /* in the wanted array; 0: none, read when seen */
 	bool read;
+	bool unreached;	   /* no walk has asked for it yet */
+	/* Its rows did not fit, when kt had forgotten no_room - 1 processes:
+	 * read again once a process more is forgotten (room may be made). */
+	uint64_t no_room;
+	uint32_t need;	   /* its rows, then */
+	uint64_t live;	   /* the last mark_live() that found it mapped */
 };
+
+/* What a mapping of f asks the walk for: its slot while f is not read. */
+static uint32_t wanted_slot(const struct table_file *f)
+{
+	return f->read ? 0 : f->slot;
+}
 
 /* What the BPF program was last given for a process. */
 struct pushed {
@@ -55,10 +67,15 @@ struct pushed {
 	 * once a walk wants one of them. */
 	uint32_t nwaiting;
 	uint32_t waiting[PROF_UNWIND_MAPPINGS];
+	/* The files whose rows its tables point at, kept by a compaction. */
+	uint32_t nfiles;
+	struct table_file *files[PROF_UNWIND_MAPPINGS];
+	uint64_t compactions; /* kt's count when it was given its tables */
 };
 
 struct kernel_tables {
-	struct unwind_row *rows; /* the rows map's memory */
+	struct unwind_row *rows; /* the rows map's memory, */
+	uint32_t nrows;		 /* of this many rows */
 	volatile uint64_t *wanted; /* the wanted map's memory, set by walks */
 	struct table_file *by_slot[PROF_UNWIND_WANTED];
 	uint32_t next_slot;
@@ -68,6 +85,8 @@ struct kernel_tables {
 	struct htab *tabled; /* struct file_key -> struct table_file */
 	struct htab *pushed; /* pid -> struct pushed */
 	uint32_t next_row;
+	uint64_t forgotten; /* processes forgotten since the start */
+	uint64_t marks;	    /* mark_live()'s calls */
 	uint64_t round;
 	uint64_t deadline; /* of this sync's reading of files */
 	unsigned slow;	   /* files that took too long to read */
@@ -76,10 +95,10 @@ struct kernel_tables {
 	struct kernel_tables_stats stats;
 };
 
-void kernel_tables_configure(struct profile_bpf *skel)
+void kernel_tables_configure(struct profile_bpf *skel, uint32_t rows)
 {
 	skel->rodata->table_unwinding = true;
-	bpf_map__set_max_entries(skel->maps.unwind_rows, KERNEL_TABLES_ROWS);
+	bpf_map__set_max_entries(skel->maps.unwind_rows, rows);
 	bpf_map__set_max_entries(skel->maps.unwind_processes, KERNEL_TABLES_PROCESSES);
 }
 
@@ -88,14 +107,15 @@ struct kernel_tables *kernel_tables_new(struct profile_bpf *skel, struct process
 {
 	struct kernel_tables *kt = xcalloc(1, sizeof(*kt));
 
-	kt->rows = mmap(NULL, KERNEL_TABLES_ROWS * sizeof(*kt->rows), PROT_READ | PROT_WRITE,
-			MAP_SHARED, bpf_map__fd(skel->maps.unwind_rows), 0);
+	kt->nrows = bpf_map__max_entries(skel->maps.unwind_rows);
+	kt->rows = mmap(NULL, kt->nrows * sizeof(*kt->rows), PROT_READ | PROT_WRITE, MAP_SHARED,
+			bpf_map__fd(skel->maps.unwind_rows), 0);
 	kt->wanted = mmap(NULL, PROF_UNWIND_WANTED * sizeof(*kt->wanted), PROT_READ | PROT_WRITE,
 			  MAP_SHARED, bpf_map__fd(skel->maps.unwind_wanted), 0);
 	if (kt->rows == MAP_FAILED || kt->wanted == MAP_FAILED) {
 		warn("mapping the unwind tables");
 		if (kt->rows != MAP_FAILED)
-			munmap(kt->rows, KERNEL_TABLES_ROWS * sizeof(*kt->rows));
+			munmap(kt->rows, kt->nrows * sizeof(*kt->rows));
 		if (kt->wanted != MAP_FAILED)
 			munmap((void *)kt->wanted, PROF_UNWIND_WANTED * sizeof(*kt->wanted));
 		free(kt);
@@ -114,7 +134,7 @@ void kernel_tables_free(struct kernel_tables *kt)
 {
 	if (!kt)
 		return;
-	munmap(kt->rows, KERNEL_TABLES_ROWS * sizeof(*kt->rows));
+	munmap(kt->rows, kt->nrows * sizeof(*kt->rows));
 	munmap((void *)kt->wanted, PROF_UNWIND_WANTED * sizeof(*kt->wanted));
 	htab_free_values(kt->tabled, free);
 	htab_free_values(kt->pushed, free);
@@ -128,11 +148,98 @@ static uint32_t write_rows(struct kernel_tables *kt, const struct cfi_rows *r)
 {
 	uint32_t first = kt->next_row;
 
-	if (r->n > KERNEL_TABLES_ROWS - kt->next_row)
+	if (r->n > kt->nrows - kt->next_row)
 		return UINT32_MAX;
 	memcpy(kt->rows + first, r->row, r->n * sizeof(*r->row));
 	kt->next_row += (uint32_t)r->n;
 	return first;
+}
+
+static int by_first(const void *a, const void *b)
+{
+	const struct table_file *x = *(struct table_file *const *)a;
+	const struct table_file *y = *(struct table_file *const *)b;
+
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Marks the files whose rows some process's tables point at (live ==
+ * kt->marks); the rows of the others. */
+static uint64_t mark_live(struct kernel_tables *kt)
+{
+	struct htab_entry *e = htab_entries(kt->pushed);
+	uint64_t mark = ++kt->marks, dead = 0;
+
+	for (size_t i = 0; i < htab_count(kt->pushed); i++) {
+		struct pushed *p = e[i].val.p;
+		for (uint32_t j = 0; j < p->nfiles; j++)
+			p->files[j]->live = mark;
+	}
+	e = htab_entries(kt->tabled);
+	for (size_t i = 0; i < htab_count(kt->tabled); i++) {
+		struct table_file *f = e[i].val.p;
+		if (f->read && f->n && f->live != mark)
+			dead += f->n;
+	}
+	return dead;
+}
+
+/* Whether need rows fit, or would once the rows of the files no process
+ * maps are dropped. */
+static bool room(struct kernel_tables *kt, size_t need)
+{
+	return kt->nrows - kt->next_row + mark_live(kt) >= need;
+}
+
+/* Makes room for need rows in the rows map, full of the rows of files
+ * read since the start, by dropping those of files no process's tables
+ * point at now (a capture running for days sees programs come and go):
+ * the rows kept are moved down over them.  While they move, no process
+ * has tables (the BPF program copies their stacks, as for a process not
+ * known yet); each is given its tables again as it is synced.  A file
+ * dropped is read again if a walk reaches it again.  False, and nothing
+ * changed, if dropping what can be dropped would not make the room. */
+static bool compact(struct kernel_tables *kt, size_t need)
+{
+	size_t nfiles = htab_count(kt->tabled), nlive = 0;
+	struct table_file **live;
+	struct htab_entry *e;
+	uint32_t next = 0;
+	uint64_t mark;
+
+	if (kt->nrows - kt->next_row + mark_live(kt) < need)
+		return false;
+	mark = kt->marks;
+	kt->stats.compactions++;
+	e = htab_entries(kt->pushed);
+	for (size_t i = 0; i < htab_count(kt->pushed); i++)
+		bpf_map_delete_elem(kt->procs_fd, e[i].key);
+	live = xcalloc(nfiles ? nfiles : 1, sizeof(*live));
+	e = htab_entries(kt->tabled);
+	for (size_t i = 0; i < nfiles; i++) {
+		struct table_file *f = e[i].val.p;
+		if (!f->read || !f->n)
+			continue;
+		if (f->live == mark) {
+			live[nlive++] = f;
+			continue;
+		}
+		/* Unread again: its mappings ask for it anew. */
+		f->read = false;
+		f->first = f->n = 0;
+		if (f->slot)
+			kt->wanted[f->slot] = 0;
+		kt->stats.files_dropped++;
+	}
+	qsort(live, nlive, sizeof(*live), by_first);
+	for (size_t i = 0; i < nlive; i++) {
+		memmove(kt->rows + next, kt->rows + live[i]->first, live[i]->n * sizeof(*kt->rows));
+		live[i]->first = next;
+		next += live[i]->n;
+	}
+	free(live);
+	kt->next_row = next;
+	return true;
 }
 
 /* Reads f's rows (unless the time of this sync is up, or too many
@@ -148,9 +255,14 @@ static bool read_file(struct kernel_tables *kt, struct table_file *f, Elf *elf)
 		kt->deferred = true;
 		return false;
 	}
+	/* Read again only when the room is there to be made. */
+	if (f->no_room && !room(kt, f->need)) {
+		f->no_room = kt->forgotten + 1;
+		return true;
+	}
 	/* One file may not take the place of all others. */
 	if (kt->slow < MAX_SLOW_FILES) {
-		r = cfi_rows_read(elf, KERNEL_TABLES_ROWS / 4, &why);
+		r = cfi_rows_read(elf, kt->nrows / 4, &why);
 		if (!r && strcmp(why, CFI_ROWS_TOO_SLOW) == 0) {
 			kt->slow++;
 			kt->stats.files_slow++;
@@ -160,6 +272,17 @@ static bool read_file(struct kernel_tables *kt, struct table_file *f, Elf *elf)
 		kt->stats.files_slow++; /* not read after those */
 	}
 	first = r ? write_rows(kt, r) : UINT32_MAX;
+	if (r && first == UINT32_MAX && compact(kt, r->n))
+		first = write_rows(kt, r);
+	if (r && first == UINT32_MAX) {
+		/* Walked by frame pointer until a process goes. */
+		f->no_room = kt->forgotten + 1;
+		f->need = (uint32_t)r->n;
+		kt->stats.files_no_room++;
+		cfi_rows_free(r);
+		return true;
+	}
+	f->no_room = 0;
 	if (first != UINT32_MAX) {
 		f->first = first;
 		f->n = (uint32_t)r->n;
@@ -169,12 +292,18 @@ static bool read_file(struct kernel_tables *kt, struct table_file *f, Elf *elf)
 	} else {
 		kt->stats.files_without++;
 	}
-	if (f->wanted)
+	if (f->slot && f->unreached) {
+		f->unreached = false;
 		kt->stats.files_unreached--;
+	}
 	f->read = true;
-	f->wanted = 0;
 	cfi_rows_free(r);
 	return true;
+}
+
+static bool waits_for_room(const struct kernel_tables *kt, const struct table_file *f)
+{
+	return f->no_room == kt->forgotten + 1;
 }
 
 /* The file m maps as the tables know it, read if a walk wants it, and its
@@ -198,13 +327,14 @@ static struct table_file *file_of(struct kernel_tables *kt, uint32_t pid, const 
 		f = e->val.p;
 		/* Past the slots, read at once, as the first walk would ask. */
 		if (kt->next_slot < PROF_UNWIND_WANTED) {
-			f->wanted = kt->next_slot++;
-			kt->by_slot[f->wanted] = f;
+			f->slot = kt->next_slot++;
+			f->unreached = true;
+			kt->by_slot[f->slot] = f;
 			kt->stats.files_unreached++;
 		}
 	}
 	f = e->val.p;
-	if (f->read || (f->wanted && !kt->wanted[f->wanted]))
+	if (f->read || (f->slot && !kt->wanted[f->slot]) || waits_for_room(kt, f))
 		return f;
 	return read_file(kt, f, (*image)->elf) ? f : NULL;
 }
@@ -234,7 +364,7 @@ static bool build(struct kernel_tables *kt, uint32_t pid, const struct mapping *
 	bool complete = true;
 
 	memset(v, 0, sizeof(*v));
-	p->nwaiting = 0;
+	p->nwaiting = p->nfiles = 0;
 	for (size_t i = n; i-- > 0 && v->n < PROF_UNWIND_MAPPINGS;) {
 		const struct mapping *m = &maps[i];
 		struct elf_image *image;
@@ -247,17 +377,19 @@ static bool build(struct kernel_tables *kt, uint32_t pid, const struct mapping *
 			complete = false;
 			continue;
 		}
-		if ((!f->n && !f->wanted) || !elf_image_bias(image, m, &bias))
+		if ((!f->n && !wanted_slot(f)) || !elf_image_bias(image, m, &bias))
 			continue;
-		if (f->wanted)
-			p->waiting[p->nwaiting++] = f->wanted;
+		if (wanted_slot(f))
+			p->waiting[p->nwaiting++] = f->slot;
+		else
+			p->files[p->nfiles++] = f;
 		v->m[v->n++] = (struct unwind_mapping){
 			.start = m->start,
 			.end = m->end,
 			.bias = bias,
 			.first = f->first,
 			.n = f->n,
-			.wanted = f->wanted,
+			.wanted = wanted_slot(f),
 		};
 	}
 	qsort(v->m, v->n, sizeof(v->m[0]), by_start);
@@ -267,9 +399,11 @@ static bool build(struct kernel_tables *kt, uint32_t pid, const struct mapping *
 /* Whether a walk of p reached one of its files not read yet. */
 static bool wants(const struct kernel_tables *kt, const struct pushed *p)
 {
-	for (uint32_t i = 0; i < p->nwaiting; i++)
-		if (kt->wanted[p->waiting[i]] || kt->by_slot[p->waiting[i]]->read)
+	for (uint32_t i = 0; i < p->nwaiting; i++) {
+		const struct table_file *f = kt->by_slot[p->waiting[i]];
+		if (f->read || (kt->wanted[f->slot] && !waits_for_room(kt, f)))
 			return true;
+	}
 	return false;
 }
 
@@ -292,13 +426,19 @@ static void sync_one(void *arg, uint32_t pid)
 	p = e->val.p;
 	p->round = kt->round;
 	if (!created && p->generation == generation && !p->deferred &&
-	    (!p->incomplete || p->files_epoch == epoch) && !wants(kt, p))
+	    (!p->incomplete || p->files_epoch == epoch) && !wants(kt, p) &&
+	    p->compactions == kt->stats.compactions)
 		return;
 	p->generation = generation;
 	p->files_epoch = epoch;
+	p->compactions = kt->stats.compactions;
 	kt->deferred = false;
 	p->incomplete = !build(kt, pid, maps, n, p);
 	p->deferred = kt->deferred;
+	/* Rows moved while it was built: its value points at some of them
+	 * where they were, and the next sync builds it again. */
+	if (p->compactions != kt->stats.compactions)
+		return;
 	if (bpf_map_update_elem(kt->procs_fd, &pid, &kt->value, BPF_ANY) != 0) {
 		kt->stats.processes_refused++;
 		return;
@@ -316,6 +456,7 @@ static bool forgotten(struct htab_entry *e, void *arg)
 		return false;
 	bpf_map_delete_elem(kt->procs_fd, e->key);
 	free(p);
+	kt->forgotten++;
 	return true;
 }
 

@@ -17,8 +17,9 @@ struct elf_files;
 struct processes;
 struct profile_bpf;
 
-/* Most rows, 8 bytes each, all files' together: cc1 has 444,000 and node
- * 396,000; libc 29,000. */
+/* Most rows by default (--unwind-table-rows), 8 bytes each, all files'
+ * together: cc1 has 444,000 and node 396,000; libc 29,000.  One file may
+ * have a quarter of them. */
 #define KERNEL_TABLES_ROWS (1u << 21)
 /* Most processes with tables. */
 #define KERNEL_TABLES_PROCESSES 8192
@@ -31,10 +32,14 @@ struct kernel_tables_stats {
 	uint64_t rows_unknown;	   /* rows of a rule it does not follow */
 	uint64_t processes;	   /* given tables */
 	uint64_t processes_refused; /* beyond KERNEL_TABLES_PROCESSES */
+	uint64_t compactions;	   /* the rows map made room in, */
+	uint64_t files_dropped;	   /* by dropping the rows of files no longer mapped */
+	uint64_t files_no_room;	   /* reads whose rows found no room, even so */
 };
 
-/* Before the BPF object is loaded: sizes the tables and turns them on. */
-void kernel_tables_configure(struct profile_bpf *skel);
+/* Before the BPF object is loaded: sizes the tables (rows of them) and
+ * turns them on. */
+void kernel_tables_configure(struct profile_bpf *skel, uint32_t rows);
 
 /* NULL, with a message printed, if the tables' memory cannot be mapped. */
 struct kernel_tables *kernel_tables_new(struct profile_bpf *skel, struct processes *ps,

@@ -8,6 +8,7 @@
 
 #include "capture.h"
 #include "diag.h"
+#include "kernel_tables.h"
 #include "profile.h"
 #include "rotation.h"
 #include "unwind.h"
@@ -55,6 +56,9 @@ static const char usage[] =
 	"      --state STATES       the blocks counted: S (sleeping), D\n"
 	"                           (uninterruptible) or SD (the default); time\n"
 	"                           preempted is never off-CPU\n"
+	"      --unwind-table-rows N  rows of the unwind tables blocked and waking\n"
+	"                           threads' user stacks are walked by, 8 bytes each\n"
+	"                           (default 2097152; with --unwind=dwarf)\n"
 	"      --min-block TIME     ignore blocks shorter than TIME (default 1us;\n"
 	"                           units ns, us, ms, s)\n"
 	"      --max-block TIME     ignore blocks longer than TIME (default: none)\n"
@@ -197,6 +201,7 @@ void options_parse(int argc, char **argv, struct options *o)
 		OPT_WAKEUP_DEPTH,
 		OPT_ROTATE,
 		OPT_KEEP,
+		OPT_TABLE_ROWS,
 	};
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
@@ -233,6 +238,7 @@ void options_parse(int argc, char **argv, struct options *o)
 		{ "wakeup-depth", required_argument, NULL, OPT_WAKEUP_DEPTH },
 		{ "rotate", required_argument, NULL, OPT_ROTATE },
 		{ "keep", required_argument, NULL, OPT_KEEP },
+		{ "unwind-table-rows", required_argument, NULL, OPT_TABLE_ROWS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -244,10 +250,11 @@ void options_parse(int argc, char **argv, struct options *o)
 	*o = (struct options){ .freq = 99, .interval = 1.0, .user = true, .kernel = true,
 			       .dwarf = UNWIND_SUPPORTED, .stack_entries = 16384, .count_entries = 16384,
 			       .stack_size = PROF_DEFAULT_STACK_COPY, .build_id_cache = true,
+			       .table_rows = KERNEL_TABLES_ROWS,
 			       .build_id_cache_size = 2ull << 30, .on_cpu = true,
 			       .min_block_ns = 1000,
 			       .states = CAP_STATE_SLEEPING | CAP_STATE_UNINTERRUPTIBLE };
-	bool stack_size_set = false, storage_set = false, dwarf_asked = false;
+	bool stack_size_set = false, storage_set = false, dwarf_asked = false, rows_set = false;
 	bool block_options = false, wall = false, off_only = false;
 	/* "+": stop at the first non-option, so COMMAND's own options are
 	 * left alone even without "--". */
@@ -294,6 +301,10 @@ void options_parse(int argc, char **argv, struct options *o)
 		case OPT_STACKS:
 			o->stack_entries = (uint32_t)parse_count(optarg, "stack storage size", 16, 1u << 24);
 			storage_set = true;
+			break;
+		case OPT_TABLE_ROWS:
+			o->table_rows = (uint32_t)parse_count(optarg, "unwind table rows", 4096, 1u << 24);
+			rows_set = true;
 			break;
 		case OPT_COUNTS:
 			o->count_entries = (uint32_t)parse_count(optarg, "count storage size", 16, 1u << 24);
@@ -431,6 +442,9 @@ void options_parse(int argc, char **argv, struct options *o)
 	if (!o->dwarf && (stack_size_set || o->keep_stack_bytes || o->no_python))
 		errx(EXIT_USAGE, "--stack-size, --keep-stack-bytes and --no-python need --unwind=dwarf "
 				 "(and user stacks)");
+	if (rows_set && !(o->dwarf && o->off_cpu))
+		errx(EXIT_USAGE, "--unwind-table-rows applies to --off-cpu and --wall with "
+				 "--unwind=dwarf");
 	if (o->dwarf && storage_set)
 		errx(EXIT_USAGE, "--stack-storage-size and --count-storage-size apply to "
 				 "--unwind=fp and --kernel-only");

@@ -20,6 +20,7 @@ struct options {
 	uint32_t stack_entries, count_entries;
 	bool dwarf;	       /* --unwind=dwarf */
 	uint32_t stack_size;   /* user stack bytes copied per sample in dwarf mode */
+	uint32_t table_rows;   /* --unwind-table-rows: off-CPU, dwarf */
 	bool keep_stack_bytes; /* write them to the capture too */
 	bool no_python;	       /* --no-python: CPython processes are not marked */
 	bool build_id_cache;	  /* false with --no-build-id-cache */

@@ -234,7 +234,7 @@ static void dwarf_configure(struct profile_bpf *skel, const struct options *o)
 	 * counts are in the count maps. */
 	count_maps_configure(skel, 0, o->off_cpu ? o->count_entries : 0);
 	if (o->off_cpu)
-		kernel_tables_configure(skel);
+		kernel_tables_configure(skel, o->table_rows);
 }
 
 static struct bpf_program *dwarf_program(struct profile_bpf *skel)
@@ -383,9 +383,12 @@ static void dwarf_report(const void *state, bool verbose)
 		      " of a rule left to the frame pointer), %" PRIu64 " process(es); %" PRIu64
 		      " file(s) mapped not read (no walk reached them); walked by "
 		      "frame pointer: %" PRIu64 " file(s) without CFI that can be used (%" PRIu64
-		      " too slow to read), %" PRIu64 " process(es) beyond the table",
+		      " too slow to read), %" PRIu64 " process(es) beyond the table; the rows "
+		      "compacted %" PRIu64 " time(s), dropping those of %" PRIu64 " file(s) no longer "
+		      "mapped; %" PRIu64 " read(s) that found no room even so",
 		      kt->files, kt->rows, kt->rows_unknown, kt->processes, kt->files_unreached,
-		      kt->files_without, kt->files_slow, kt->processes_refused);
+		      kt->files_without, kt->files_slow, kt->processes_refused, kt->compactions,
+		      kt->files_dropped, kt->files_no_room);
 	}
 	if (verbose && st->fp_in_files)
 		warnx("user stacks walked by frame pointer through code without CFI: %" PRIu64

@@ -177,6 +177,45 @@ for i in range(60):
 	[ "$(pct "$started" "$blocks" | cut -d. -f1)" -ge 90 ]
 }
 
+@test "--unwind-table-rows: a table full of the rows of programs that have gone makes room for the next" {
+	require_root
+	# Four programs, each of 28,800 rows (14,400 functions of two rules,
+	# in assembly: compiling as many takes seconds) and its own build-id,
+	# run one after another, each blocking 30 times in read().  With
+	# libc's 28,271 rows and the shell's, a table of 116,000 holds three.
+	{
+		echo .text
+		for i in $(seq 14400); do
+			printf '.globl f%d\nf%d:\n.cfi_startproc\nsub $24, %%rsp\n.cfi_def_cfa_offset 32\nadd $24, %%rsp\n.cfi_def_cfa_offset 8\nret\n.cfi_endproc\n' "$i" "$i"
+		done
+		echo '.section .note.GNU-stack,"",@progbits'
+	} >"$TMP/rows.s"
+	for p in 1 2 3 4; do
+		printf '#include <unistd.h>\nint f1(void);\nint main(void) { char c; int s = 0; while (read(0, &c, 1) == 1) s += f1(); return s == -%d; }\n' "$p" >"$TMP/main$p.c"
+		gcc -O1 -fomit-frame-pointer -o "$TMP/prog$p" "$TMP/main$p.c" "$TMP/rows.s"
+	done
+	prof-sample -v --off-cpu --unwind-table-rows 116000 -o "$TMP/cap" -- sh -c "
+		for p in 1 2 3 4; do
+			for i in \$(seq 30); do echo x; sleep 0.02; done | '$TMP'/prog\$p
+		done" 2>"$TMP/err"
+	cat "$TMP/err"
+	line=$(grep 'unwind tables of blocks and wakers' "$TMP/err")
+	# Room was made by dropping the rows of programs that had gone, and
+	# every file walked got its rows: the four programs, libc, the shell.
+	[[ $line =~ compacted\ ([0-9]+)\ time\(s\),\ dropping\ those\ of\ ([0-9]+)\ file ]]
+	[ "${BASH_REMATCH[1]}" -ge 1 ] && [ "${BASH_REMATCH[2]}" -ge 1 ]
+	[[ $line =~ :\ ([0-9]+)\ file\(s\),\ ([0-9]+)\ rows ]]
+	[ "${BASH_REMATCH[1]}" -ge 6 ] && [ "${BASH_REMATCH[2]}" -gt 116000 ]
+	[[ $line == *"frame pointer: 0 file(s) without CFI"* ]]
+	# The last program's blocks, walked by its rows, down to _start.
+	prof-symbolize "$TMP/cap" | prof-fold >"$TMP/folded"
+	all=$(ns "$TMP/folded" prog4 ';read;')
+	whole=$(ns "$TMP/folded" prog4 '^prog4;_start;__libc_start_main;__libc_start_call_main;main;read;')
+	echo "prog4 blocked in read() $all ns, $(pct "$whole" "$all")% down to _start"
+	[ "$all" -gt 0 ]
+	[ "$(pct "$whole" "$all" | cut -d. -f1)" -ge 90 ]
+}
+
 @test "--wakeup-depth 3: a thread waiting on one that waits on a timer shows all three stacks" {
 	require_root
 	profile --off-cpu --wakeup-depth 3 -- "$PROF_WORKLOADS/offcpu" chain 4
@@ -241,4 +280,8 @@ for i in range(60):
 	[[ $output == *"invalid state list: 'R'"* ]]
 	run -2 prof-sample --off-cpu --wakeup-depth 5 -d 1
 	run -2 prof-sample --off-cpu --min-block 2ms --max-block 1ms -d 1
+	run -2 prof-sample --unwind-table-rows 100000 -d 1
+	[[ $output == *"--unwind-table-rows applies to --off-cpu and --wall with --unwind=dwarf"* ]]
+	run -2 prof-sample --off-cpu --unwind=fp --unwind-table-rows 100000 -d 1
+	run -2 prof-sample --off-cpu --unwind-table-rows 100 -d 1
 }
