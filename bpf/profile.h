@@ -96,6 +96,7 @@ enum prof_counter {
 	PROF_BLOCK_FALLBACK, /* dwarf: blocks whose copy could not be made (the ring
 			      * full, the thread gone on), counted with the stack
 			      * walked at their switch-out */
+	PROF_TABLE_PARENT,   /* walks of a forked child by its parent's tables */
 	PROF_NR_COUNTERS,
 };
 

@@ -59,6 +59,7 @@ struct {
 struct walk {
 	__u64 pc, sp, bp;
 	__u32 pid, slot;
+	__u32 parent; /* whose tables serve while pid has none (tables_parent) */
 	bool complete; /* the outermost frame was reached */
 };
 
@@ -113,7 +114,11 @@ static long unwind_step(__u32 i, void *arg)
 	struct walk *w = arg;
 	const struct unwind_process *proc = bpf_map_lookup_elem(&unwind_processes, &w->pid);
 	struct stack_trace *st = bpf_map_lookup_elem(&scratch, &w->slot);
-	const struct unwind_mapping *m = proc ? find_mapping(proc, w->pc) : NULL;
+	const struct unwind_mapping *m;
+
+	if (!proc)
+		proc = bpf_map_lookup_elem(&unwind_processes, &w->parent);
+	m = proc ? find_mapping(proc, w->pc) : NULL;
 	/* A caller's pc is a return address, which may be past the end of
 	 * its function (a call that does not return): its row is the call's. */
 	__u64 at = i ? w->pc - 1 : w->pc;
@@ -189,15 +194,35 @@ enum table_walk {
 /* The user stack of task (current), from its registers saved on entry to
  * the kernel, walked by the tables into st (scratch[slot]; untouched when
  * the process has no tables). */
+/* The process whose tables serve a child forked a moment ago that has not
+ * called exec, until prof-sample learns of it (milliseconds in which a
+ * forking server's or a shell's children would have their stacks
+ * copied): its parent, whose memory it is a copy of until exec, and whose
+ * executable is the same open file, which exec replaces even by the same
+ * program.  0 for any other. */
+static __always_inline __u32 tables_parent(struct task_struct *task)
+{
+	struct file *exe = BPF_CORE_READ(task, mm, exe_file);
+
+	return exe && exe == BPF_CORE_READ(task, real_parent, mm, exe_file)
+		       ? BPF_CORE_READ(task, real_parent, tgid)
+		       : 0;
+}
+
 static __always_inline enum table_walk unwind_by_tables(struct task_struct *task,
 							struct stack_trace *st, __u32 slot)
 {
 	struct walk w = { .pid = task->tgid, .slot = slot };
 	struct pt_regs *regs;
 
-	if (!table_unwinding || (task->flags & PF_KTHREAD) ||
-	    !bpf_map_lookup_elem(&unwind_processes, &w.pid))
+	if (!table_unwinding || (task->flags & PF_KTHREAD))
 		return WALK_NO_TABLES;
+	if (!bpf_map_lookup_elem(&unwind_processes, &w.pid)) {
+		w.parent = tables_parent(task);
+		if (!w.parent || !bpf_map_lookup_elem(&unwind_processes, &w.parent))
+			return WALK_NO_TABLES;
+		count(PROF_TABLE_PARENT);
+	}
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	w.pc = BPF_CORE_READ(regs, ip);
 	w.sp = BPF_CORE_READ(regs, sp);

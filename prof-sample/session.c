@@ -375,10 +375,12 @@ static void report_blocks(const struct session *s, const struct recorder_stats *
 	if (s->opt->dwarf)
 		warnx("blocks' user stacks walked whole by the unwind tables: %llu; copied "
 		      "instead: %llu cut short by them, %llu of processes without tables yet; "
-		      "of those, counted with the walk when the copy could not be made: %llu",
+		      "of those, counted with the walk when the copy could not be made: %llu; "
+		      "walks of children forked and not known yet, by their parent's tables: %llu",
 		      (unsigned long long)c[PROF_TABLE_WHOLE], (unsigned long long)c[PROF_TABLE_CUT],
 		      (unsigned long long)c[PROF_TABLE_NONE],
-		      (unsigned long long)c[PROF_BLOCK_FALLBACK]);
+		      (unsigned long long)c[PROF_BLOCK_FALLBACK],
+		      (unsigned long long)c[PROF_TABLE_PARENT]);
 }
 
 /* Each cause of loss, in common/capture.c's words, with what only this

@@ -216,6 +216,50 @@ for i in range(60):
 	[ "$(pct "$whole" "$all" | cut -d. -f1)" -ge 90 ]
 }
 
+@test "--off-cpu: a child forked a moment ago is walked by its parent's tables until it is known" {
+	require_root
+	# A forking server's way: each child blocks at once, in a function
+	# of the parent's code, and is woken 2 ms later; no frame pointers.
+	cat >"$TMP/forker.c" <<-'EOF'
+		#include <sys/wait.h>
+		#include <unistd.h>
+		__attribute__((noinline)) static void serve(int fd) { char c; if (read(fd, &c, 1) < 0) _exit(1); }
+		int main(void) {
+			for (int i = 0; i < 200; i++) {
+				int p[2];
+				if (pipe(p)) return 1;
+				pid_t c = fork();
+				if (c == 0) { serve(p[0]); _exit(0); }
+				usleep(2000);
+				if (write(p[1], "x", 1) != 1) return 1;
+				waitpid(c, NULL, 0);
+				close(p[0]); close(p[1]);
+			}
+			return 0;
+		}
+	EOF
+	gcc -O1 -fomit-frame-pointer -o "$TMP/forker" "$TMP/forker.c"
+	prof-sample -v --off-cpu -o "$TMP/cap" -- "$TMP/forker" 2>"$TMP/err"
+	cat "$TMP/err"
+	line=$(grep "blocks' user stacks walked whole" "$TMP/err")
+	[[ $line =~ ,\ ([0-9]+)\ of\ processes\ without\ tables\ yet ]]
+	none=${BASH_REMATCH[1]}
+	[[ $line =~ by\ their\ parent\'s\ tables:\ ([0-9]+) ]]
+	parent=${BASH_REMATCH[1]}
+	echo "walks by the parent's tables: $parent; blocks of processes without tables: $none"
+	# Nearly every child's block was walked by its parent's tables: not
+	# one in ten of the 200 waited for a copy.
+	[ "$parent" -ge 180 ]
+	[ "$none" -lt 20 ]
+	# And the walks are right: each child's block in serve, from _start.
+	prof-symbolize "$TMP/cap" | prof-fold >"$TMP/folded"
+	all=$(ns "$TMP/folded" forker ';serve;read;')
+	whole=$(ns "$TMP/folded" forker '^forker;_start;__libc_start_main;__libc_start_call_main;main;serve;read;')
+	echo "children blocked in serve: $all ns, $(pct "$whole" "$all")% from _start"
+	[ "$all" -gt 200000000 ]
+	[ "$(pct "$whole" "$all" | cut -d. -f1)" -ge 95 ]
+}
+
 @test "--wakeup-depth 3: a thread waiting on one that waits on a timer shows all three stacks" {
 	require_root
 	profile --off-cpu --wakeup-depth 3 -- "$PROF_WORKLOADS/offcpu" chain 4
