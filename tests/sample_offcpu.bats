@@ -151,16 +151,18 @@ for i in range(60):
 	[ "$(pct "$whole" "$read_ns" | cut -d. -f1)" -ge 90 ]
 }
 
-@test "--off-cpu in a storm of switches (Debian's perf): the files its stacks go through are read, no other, and no block is lost" {
+@test "--off-cpu in a storm of switches (Debian's perf): only the files its stacks go through are read, and no block is lost" {
 	require_root
 	command -v perf >/dev/null || skip "perf is not installed"
-	# perf maps 28 libraries and blocks in two files: itself and libc.
-	# Its two processes switch ~50,000 times a second, each a block.
+	# perf maps 28 libraries and blocks in two files: itself and libc
+	# (and, while it starts, in page faults of the dynamic linker and of
+	# libraries' initializers: more on a loaded machine).  Its two
+	# processes switch ~50,000 times a second, each a block.
 	prof-sample -v --off-cpu -o "$TMP/cap" -- perf bench sched pipe -l 30000 >/dev/null 2>"$TMP/err"
 	cat "$TMP/err"
 	read -r read_files unread <<<"$(sed -n 's/.*unwind tables of blocks and wakers: \([0-9]*\) file(s), .*; \([0-9]*\) file(s) mapped not read .*/\1 \2/p' "$TMP/err")"
 	echo "tables read for $read_files file(s), $unread mapped and not read"
-	[ "$read_files" -ge 2 ] && [ "$read_files" -le 3 ]
+	[ "$read_files" -ge 2 ] && [ "$read_files" -le 8 ]
 	[ "$unread" -ge 20 ]
 	# None lost to a full ring: a block whose copy found it full is
 	# counted with the stack walked as it blocked.
