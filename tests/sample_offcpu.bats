@@ -27,6 +27,18 @@ pct() {
 	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f\n", b ? 100 * a / b : 0 }'
 }
 
+# whole_share FOLDED THREAD ERE WHOLE_ERE MIN_NS PERCENT: THREAD blocked
+# over MIN_NS in stacks matching ERE, and at least PERCENT of that time in
+# those matching WHOLE_ERE (its whole stack).
+whole_share() {
+	local all whole
+	all=$(ns "$1" "$2" "$3")
+	whole=$(ns "$1" "$2" "$4")
+	echo "$2 blocked $all ns in $3, $(pct "$whole" "$all")% of it in $4"
+	[ "$all" -gt "$5" ]
+	[ "$(pct "$whole" "$all" | cut -d. -f1)" -ge "$6" ]
+}
+
 # profile OPTIONS... -- WORKLOAD ARGS: capture, symbolize and fold; the
 # workload's own report in $TMP/out, the folded stacks in $TMP/folded.
 profile() {
@@ -171,12 +183,9 @@ for i in range(60):
 	echo "blocks walked whole: $(pct "$whole" $((whole + cut + none)))%"
 	[ "$(pct "$whole" $((whole + cut + none)) | cut -d. -f1)" -ge 80 ]
 	prof-symbolize "$TMP/cap" | prof-fold >"$TMP/folded"
-	blocks=$(awk '$0 ~ /^sched-pipe;/ && $0 ~ /;read;/ { s += $NF } END { printf "%.0f\n", s }' "$TMP/folded")
 	# Debian's perf has no symbols: its _start is [perf].
-	started=$(awk '$0 ~ /^sched-pipe;\[perf\];__libc_start_main;__libc_start_call_main;/ && $0 ~ /;read;/ { s += $NF } END { printf "%.0f\n", s }' "$TMP/folded")
-	echo "perf's blocked time in read: $blocks ns, $(pct "$started" "$blocks")% of it from _start"
-	[ "$blocks" -gt 0 ]
-	[ "$(pct "$started" "$blocks" | cut -d. -f1)" -ge 90 ]
+	whole_share "$TMP/folded" sched-pipe ';read;' \
+		'^sched-pipe;\\[perf\\];__libc_start_main;__libc_start_call_main;.*;read;' 0 90
 }
 
 @test "--unwind-table-rows: a table full of the rows of programs that have gone makes room for the next" {
@@ -211,11 +220,8 @@ for i in range(60):
 	[[ $line == *"frame pointer: 0 file(s) without CFI"* ]]
 	# The last program's blocks, walked by its rows, down to _start.
 	prof-symbolize "$TMP/cap" | prof-fold >"$TMP/folded"
-	all=$(ns "$TMP/folded" prog4 ';read;')
-	whole=$(ns "$TMP/folded" prog4 '^prog4;_start;__libc_start_main;__libc_start_call_main;main;read;')
-	echo "prog4 blocked in read() $all ns, $(pct "$whole" "$all")% down to _start"
-	[ "$all" -gt 0 ]
-	[ "$(pct "$whole" "$all" | cut -d. -f1)" -ge 90 ]
+	whole_share "$TMP/folded" prog4 ';read;' \
+		'^prog4;_start;__libc_start_main;__libc_start_call_main;main;read;' 0 90
 }
 
 @test "--off-cpu: a child forked a moment ago is walked by its parent's tables until it is known" {
@@ -255,11 +261,8 @@ for i in range(60):
 	[ "$none" -lt 20 ]
 	# And the walks are right: each child's block in serve, from _start.
 	prof-symbolize "$TMP/cap" | prof-fold >"$TMP/folded"
-	all=$(ns "$TMP/folded" forker ';serve;read;')
-	whole=$(ns "$TMP/folded" forker '^forker;_start;__libc_start_main;__libc_start_call_main;main;serve;read;')
-	echo "children blocked in serve: $all ns, $(pct "$whole" "$all")% from _start"
-	[ "$all" -gt 200000000 ]
-	[ "$(pct "$whole" "$all" | cut -d. -f1)" -ge 95 ]
+	whole_share "$TMP/folded" forker ';serve;read;' \
+		'^forker;_start;__libc_start_main;__libc_start_call_main;main;serve;read;' 200000000 95
 }
 
 @test "--wakeup-depth 3: a thread waiting on one that waits on a timer shows all three stacks" {
