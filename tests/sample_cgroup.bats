@@ -62,8 +62,10 @@ capture_two() {
 	web=$(folded_total "$TMP/by-cgroup" "^/$WEB;sha256sum;")
 	box=$(folded_total "$TMP/by-cgroup" "^/$BOX;md5sum;")
 	echo "web.service $web, container $box samples"
-	# Each got about a CPU for 2 s at 99 Hz; all of it under its cgroup.
-	[ "$web" -ge 100 ] && [ "$box" -ge 100 ]
+	# Each got up to a CPU for 2 s at 99 Hz (in make check, beside the
+	# fuzzers and an ASan prof-sample, as little as half); all of it under
+	# its cgroup.
+	[ "$web" -ge 50 ] && [ "$box" -ge 50 ]
 	[ "$web" -eq "$(folded_total "$TMP/by-cgroup" ';sha256sum;')" ]
 	[ "$box" -eq "$(folded_total "$TMP/by-cgroup" ';md5sum;')" ]
 	[ "$(folded_total "$TMP/by-cgroup")" -eq "$(folded_total "$TMP/plain")" ]
