@@ -32,7 +32,7 @@ static __always_inline void send_pending(void *ctx, struct block *b)
 	if (b->fallback && (!same || !ring_has_room())) {
 		b->key.ustack = b->fallback;
 		count(PROF_BLOCK_FALLBACK);
-		count_key(active ? (void *)&counts1 : (void *)&counts0, &b->key, b->weight);
+		count_key(active_counts(), &b->key, b->weight);
 		return;
 	}
 	if (!same)
@@ -81,7 +81,7 @@ static __always_inline void end_block(struct task_struct *next, __u64 now)
 		b->pending = 1;
 		return;
 	}
-	count_key(active ? (void *)&counts1 : (void *)&counts0, key, weight);
+	count_key(active_counts(), key, weight);
 }
 
 /* Starts prev's block, in prev's context (its last block sent). */

@@ -77,22 +77,35 @@ static __always_inline __u64 keep_stack(void *stacks, struct stack_trace *st, bo
 	return h;
 }
 
+/* Takes the current kernel or user stack into st; false when the sample
+ * has none (a kernel thread has no user stack, a sample in user mode no
+ * kernel stack). */
+static __always_inline bool take_stack(void *ctx, struct stack_trace *st, bool kernel)
+{
+	long n = bpf_get_stack(ctx, st->ip, sizeof(st->ip), kernel ? 0 : BPF_F_USER_STACK);
+
+	if (n <= 0)
+		return false;
+	st->nr = n / sizeof(__u64);
+	return true;
+}
+
 /* Stores the current kernel or user stack; returns its hash, or 0 when the
- * sample has none (a kernel thread has no user stack, a sample in user mode
- * no kernel stack) or it could not be stored (counted as lost). */
+ * sample has none or it could not be stored (counted as lost). */
 static __always_inline __u64 store_stack(void *ctx, void *stacks, bool kernel,
 					 enum prof_counter lost, __u32 slot)
 {
 	struct stack_trace *st = bpf_map_lookup_elem(&scratch, &slot);
-	long n;
 
-	if (!st)
+	if (!st || !take_stack(ctx, st, kernel))
 		return 0;
-	n = bpf_get_stack(ctx, st->ip, sizeof(st->ip), kernel ? 0 : BPF_F_USER_STACK);
-	if (n <= 0)
-		return 0;
-	st->nr = n / sizeof(__u64);
 	return keep_stack(stacks, st, kernel, lost);
+}
+
+/* The count map being filled this interval (prof-sample drains the other). */
+static __always_inline void *active_counts(void)
+{
+	return active ? (void *)&counts1 : (void *)&counts0;
 }
 
 /* Counts one sample (weight 0) or one block of weight nanoseconds. */

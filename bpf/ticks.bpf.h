@@ -126,7 +126,7 @@ static __always_inline void charge_pending_tick(void *ctx, __u64 now)
 	if (user_stacks)
 		key->ustack = store_stack(ctx, active ? (void *)&stacks1 : (void *)&stacks0, false,
 					  PROF_LOST_USTACK, SLOT_TP);
-	count_key(active ? (void *)&counts1 : (void *)&counts0, key, 0);
+	count_key(active_counts(), key, 0);
 }
 
 /* Whether the sample is one of the targets' and their own time; if so,

@@ -191,9 +191,6 @@ enum table_walk {
 	WALK_WHOLE,
 };
 
-/* The user stack of task (current), from its registers saved on entry to
- * the kernel, walked by the tables into st (scratch[slot]; untouched when
- * the process has no tables). */
 /* The process whose tables serve a child forked a moment ago that has not
  * called exec, until prof-sample learns of it (milliseconds in which a
  * forking server's or a shell's children would have their stacks
@@ -209,6 +206,9 @@ static __always_inline __u32 tables_parent(struct task_struct *task)
 		       : 0;
 }
 
+/* The user stack of task (current), from its registers saved on entry to
+ * the kernel, walked by the tables into st (scratch[slot]; untouched when
+ * the process has no tables). */
 static __always_inline enum table_walk unwind_by_tables(struct task_struct *task,
 							struct stack_trace *st, __u32 slot)
 {
@@ -260,19 +260,14 @@ static __always_inline __u64 store_whole_user_stack(void *ctx, void *stacks, __u
 	struct stack_trace *st = bpf_map_lookup_elem(&scratch, &slot);
 	enum table_walk walk;
 	__u64 h;
-	long n;
 
 	*fallback = 0;
 	if (!st)
 		return 0;
 	walk = unwind_by_tables(bpf_get_current_task_btf(), st, slot);
 	count(walk == WALK_WHOLE ? PROF_TABLE_WHOLE : walk == WALK_CUT ? PROF_TABLE_CUT : PROF_TABLE_NONE);
-	if (walk == WALK_NO_TABLES) {
-		n = bpf_get_stack(ctx, st->ip, sizeof(st->ip), BPF_F_USER_STACK);
-		if (n <= 0)
-			return 0;
-		st->nr = n / sizeof(__u64);
-	}
+	if (walk == WALK_NO_TABLES && !take_stack(ctx, st, false))
+		return 0;
 	h = prof_stack_key(st->ip, st->nr, false);
 	if (!lookup_or_try_init(stacks, &h, st))
 		return 0;

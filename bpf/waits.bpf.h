@@ -149,7 +149,7 @@ static __always_inline void cut(struct task_struct *t, __u64 now)
 	count(PROF_SEEN);
 	count(PROF_CUT_WAITS);
 	if (counted_in_maps(b)) {
-		count_key(active ? (void *)&counts1 : (void *)&counts0, key, weight);
+		count_key(active_counts(), key, weight);
 		return;
 	}
 	rs = new_raw(key, weight);
