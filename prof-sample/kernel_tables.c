@@ -42,7 +42,7 @@ struct table_file {
 	uint32_t first, n; /* its rows, once read (n 0: none) */
 	uint32_t slot;	   /* in the wanted array; 0: none, read when seen */
 	bool read;
-	bool unreached;	   /* no walk has asked for it yet */
+	bool reached;	   /* read at least once (a walk asked for it) */
 	/* Its rows did not fit, when kt had forgotten no_room - 1 processes:
 	 * read again once a process more is forgotten (room may be made). */
 	uint64_t no_room;
@@ -207,9 +207,9 @@ static bool compact(struct kernel_tables *kt, size_t need)
 	uint32_t next = 0;
 	uint64_t mark;
 
-	if (kt->nrows - kt->next_row + mark_live(kt) < need)
+	if (!room(kt, need))
 		return false;
-	mark = kt->marks;
+	mark = kt->marks; /* room()'s */
 	kt->stats.compactions++;
 	e = htab_entries(kt->pushed);
 	for (size_t i = 0; i < htab_count(kt->pushed); i++)
@@ -292,10 +292,7 @@ static bool read_file(struct kernel_tables *kt, struct table_file *f, Elf *elf)
 	} else {
 		kt->stats.files_without++;
 	}
-	if (f->slot && f->unreached) {
-		f->unreached = false;
-		kt->stats.files_unreached--;
-	}
+	f->reached = true;
 	f->read = true;
 	cfi_rows_free(r);
 	return true;
@@ -328,9 +325,7 @@ static struct table_file *file_of(struct kernel_tables *kt, uint32_t pid, const 
 		/* Past the slots, read at once, as the first walk would ask. */
 		if (kt->next_slot < PROF_UNWIND_WANTED) {
 			f->slot = kt->next_slot++;
-			f->unreached = true;
 			kt->by_slot[f->slot] = f;
-			kt->stats.files_unreached++;
 		}
 	}
 	f = e->val.p;
@@ -468,7 +463,12 @@ void kernel_tables_sync(struct kernel_tables *kt)
 	htab_remove_if(kt->pushed, forgotten, kt);
 }
 
-const struct kernel_tables_stats *kernel_tables_stats(const struct kernel_tables *kt)
+const struct kernel_tables_stats *kernel_tables_stats(struct kernel_tables *kt)
 {
+	struct htab_entry *e = htab_entries(kt->tabled);
+
+	kt->stats.files_unreached = 0;
+	for (size_t i = 0; i < htab_count(kt->tabled); i++)
+		kt->stats.files_unreached += !((struct table_file *)e[i].val.p)->reached;
 	return &kt->stats;
 }

@@ -51,6 +51,7 @@ void kernel_tables_free(struct kernel_tables *kt);
  * those of the processes forgotten. */
 void kernel_tables_sync(struct kernel_tables *kt);
 
-const struct kernel_tables_stats *kernel_tables_stats(const struct kernel_tables *kt);
+/* The figures so far (files not reached counted now). */
+const struct kernel_tables_stats *kernel_tables_stats(struct kernel_tables *kt);
 
 #endif
