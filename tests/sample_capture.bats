@@ -300,7 +300,7 @@ prefork_checked() {
 	cat "$TMP/list" "$TMP/err"
 	n=$(wc -l < "$TMP/list")
 	[ "$n" -ge 2 ] # the workload and libc at least
-	! grep -vqE "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8} +[0-9]+ $TMP/cache/\.build-id/[0-9a-f]{2}/[0-9a-f]+\.debug$" "$TMP/list"
+	run ! grep -vqE "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8} +[0-9]+ $TMP/cache/\.build-id/[0-9a-f]{2}/[0-9a-f]+\.debug$" "$TMP/list"
 	bytes=$(awk '{ n += $2 } END { print n }' "$TMP/list")
 	[ "$bytes" -eq "$(cat "$TMP/cache/.build-id"/*/*.debug | wc -c)" ]
 	grep -qxF "prof-sample: build-id cache $TMP/cache: $n entries, $(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1048576 }') MiB of a 2048.0 MiB limit" "$TMP/err"

@@ -178,7 +178,7 @@ for i in range(60):
 	[ "$unread" -ge 20 ]
 	# None lost to a full ring: a block whose copy found it full is
 	# counted with the stack walked as it blocked.
-	! grep -q 'ring buffer full' "$TMP/err"
+	run ! grep -q 'ring buffer full' "$TMP/err"
 	read -r whole cut none <<<"$(sed -n 's/.*walked whole by the unwind tables: \([0-9]*\); copied instead: \([0-9]*\) cut short by them, \([0-9]*\) of processes.*/\1 \2 \3/p' "$TMP/err")"
 	echo "blocks walked whole: $(pct "$whole" $((whole + cut + none)))%"
 	[ "$(pct "$whole" $((whole + cut + none)) | cut -d. -f1)" -ge 80 ]
