@@ -161,10 +161,15 @@ complete_and_agreeing() {
 # A thread that runs a few microseconds at a time, on CPUs kept busy by
 # others: each time it is switched in, a tick of the per-CPU clock that
 # fell due while another task ran lands in it (interrupts come back on in
-# finish_task_switch), 32 to 65 us late on this kind of machine.  Charged
-# to whoever it lands in, as before, finish_task_switch held 54% to 86%
-# of its samples over five runs; taken where each tick fell due, 3% to 27%
-# (what its own switches in really cost it on this machine).
+# finish_task_switch), 32 to 65 us late on this kind of machine.  A
+# targeted capture takes each tick where it fell due; a system-wide one
+# (-a) still charges it to whoever it lands in, so one of those, taken at
+# the same time, is the rule the fix replaced, measured on the same
+# machine in the same moment.  What is left in finish_task_switch is the
+# thread's own switching in, whose cost varies with the host (a PVM
+# guest's switch of address space is a hypercall): over runs on one day
+# 3% to 27% of the targeted capture's samples, on another 12% to 54%,
+# against 37% to 86% charged where the ticks landed.
 @test "python3.11 sleeping 0.5 ms at a time beside a hog on every CPU: not charged for the hogs' ticks" {
 	[ -x /usr/bin/python3.11 ] || skip "Debian's python3.11 is not installed"
 	/usr/bin/python3.11 -c 'import time
@@ -176,22 +181,47 @@ while True: time.sleep(0.0005)' &
 		B="$B $!"
 	done
 	sleep 0.5
-	# On a machine loaded besides (make check's other lanes), the sleeper
-	# may get too little CPU in 8 s for a share to mean anything (alone
-	# it has some 300 samples; 8 of 20 were once in finish_task_switch):
-	# it is sampled again, up to three times, until it has 100.
-	for _ in 1 2 3; do
-		prof-sample -v -F 999 -d 8 -p "$A" -o "$TMP/cap.prof" 2> "$TMP/err"
-		prof-symbolize "$TMP/cap.prof" | prof-fold > "$TMP/ours"
-		[ "$(folded_total "$TMP/ours")" -ge 100 ] && break
+	# How many ticks land in the sleeper depends on their phase against
+	# its timer (alone, 40 to 300 samples in 8 s), and on a machine loaded
+	# besides (make check's other lanes) it may get little CPU (CI once
+	# saw 9 samples in 8 s): it is sampled up to five times, the
+	# captures' stacks added up, until each side has enough for a share.
+	: > "$TMP/ours"
+	: > "$TMP/landed"
+	: > "$TMP/err"
+	for _ in 1 2 3 4 5; do
+		prof-sample -F 999 -d 8 -a -o "$TMP/all.prof" 2> /dev/null &
+		S=$!
+		prof-sample -v -F 999 -d 8 -p "$A" -o "$TMP/cap.prof" 2>> "$TMP/err"
+		wait "$S"
+		prof-symbolize "$TMP/cap.prof" | prof-fold >> "$TMP/ours"
+		prof-symbolize "$TMP/all.prof" | prof-fold --pid | grep "^python3.11-$A;" >> "$TMP/landed" || true
+		[ "$(folded_total "$TMP/ours")" -ge 100 ] && [ "$(folded_total "$TMP/landed")" -ge 100 ] && break
 	done
 	kill $B
 	grep 'clock ticks' "$TMP/err"
-	# The ticks the switches delayed were seen and sorted out.
-	grep -qE 'clock ticks delivered after a switch: [0-9]+ due while a target ran, charged to it where it was switched out; [1-9][0-9]* due before a target was switched in, left out' "$TMP/err"
+	# The ticks the switches delayed were seen and sorted out: some due
+	# before the sleeper came in left out, some due while it ran charged
+	# to it where it was switched out (over the tries, 8 to 18 and 3 to
+	# 16 in each 8 s).
+	early=$(sed -n 's/.*; \([0-9]*\) due before a target was switched in, left out$/\1/p' "$TMP/err" | awk '{ s += $1 } END { print s + 0 }')
+	late=$(sed -n 's/.*: \([0-9]*\) due while a target ran, charged to it where it was switched out;.*/\1/p' "$TMP/err" | awk '{ s += $1 } END { print s + 0 }')
+	echo "ticks left out: $early; charged where switched out: $late"
+	[ "$early" -ge 1 ]
+	[ "$late" -ge 1 ]
 	total=$(folded_total "$TMP/ours")
 	switch_in=$(folded_total "$TMP/ours" 'finish_task_switch')
-	echo "samples: $total, $switch_in in finish_task_switch"
+	landed=$(folded_total "$TMP/landed")
+	landed_in=$(folded_total "$TMP/landed" 'finish_task_switch')
+	echo "targeted: $total samples, $switch_in in finish_task_switch"
+	echo "system-wide, where the ticks landed: $landed samples, $landed_in in finish_task_switch"
 	[ "$total" -ge 20 ]
-	[ $((100 * switch_in)) -lt $((40 * total)) ]
+	[ "$landed" -ge 20 ]
+	# Never more than where the ticks landed.  Over runs on this host the
+	# targeted share was 4 to 20 points below it (28% against 33%, 52%
+	# against 61%), each single try's shares 1 to 60 points apart, the two
+	# captures' clocks in different phases against the sleeper's timer:
+	# 5 points are allowed for that noise.  What tells the rules apart
+	# for certain is the count of ticks left out, above.
+	[ $((100 * switch_in * landed)) -lt $(((100 * landed_in + 5 * landed) * total)) ]
 }
