@@ -84,11 +84,12 @@ static __always_inline const struct unwind_mapping *find_mapping(const struct un
 	return NULL;
 }
 
-/* The last row of m's at or before file address addr. */
-static __always_inline const struct unwind_row *find_row(const struct unwind_mapping *m, __u64 addr)
+/* The index of the last row of m's at or before file address addr, or
+ * -1. */
+static __always_inline int find_row(const struct unwind_mapping *m, __u64 addr)
 {
 	__u32 lo = m->first, hi = m->first + m->n; /* the answer is below hi */
-	const struct unwind_row *found = NULL;
+	int found = -1;
 
 	for (int i = 0; i < 24; i++) { /* 2^24 rows at most */
 		__u32 mid = lo + (hi - lo) / 2;
@@ -97,9 +98,9 @@ static __always_inline const struct unwind_row *find_row(const struct unwind_map
 			break;
 		r = bpf_map_lookup_elem(&unwind_rows, &mid);
 		if (!r)
-			return NULL;
+			return -1;
 		if (r->pc <= addr) {
-			found = r;
+			found = mid;
 			lo = mid + 1;
 		} else {
 			hi = mid;
@@ -108,36 +109,55 @@ static __always_inline const struct unwind_row *find_row(const struct unwind_map
 	return found;
 }
 
+/*
+ * The index of proc's row for pc (at: the address looked up, pc or just
+ * before it), or -1: none, and a file not read yet is asked for.
+ *
+ * A global function, which the verifier checks once, on its own: inlined
+ * in the walk's step, its two searches were checked again for each state
+ * the walk's callers could be in, which took offcpu_switch past the
+ * verifier's million instructions on 6.18.44 (it loaded in 0.1 s on
+ * earlier 6.18 kernels).
+ */
+__noinline int row_for(const struct unwind_process *proc, __u64 pc, __u64 at)
+{
+	const struct unwind_mapping *m;
+
+	if (!proc)
+		return -1;
+	m = find_mapping(proc, pc);
+	if (!m)
+		return -1;
+	if (!m->n) {
+		if (m->wanted) {
+			__u64 *wanted = bpf_map_lookup_elem(&unwind_wanted, &m->wanted);
+			if (wanted)
+				*wanted = 1;
+		}
+		return -1;
+	}
+	return at >= m->bias ? find_row(m, at - m->bias) : -1;
+}
+
 /* One step to the caller: false when the walk ends. */
 static long unwind_step(__u32 i, void *arg)
 {
 	struct walk *w = arg;
 	const struct unwind_process *proc = bpf_map_lookup_elem(&unwind_processes, &w->pid);
 	struct stack_trace *st = bpf_map_lookup_elem(&scratch, &w->slot);
-	const struct unwind_mapping *m;
+	const struct unwind_row *r = NULL;
+	__u64 cfa, ra, bp = w->bp, n;
+	__u32 kind, row;
+	int found;
 
 	if (!proc)
 		proc = bpf_map_lookup_elem(&unwind_processes, &w->parent);
-	m = proc ? find_mapping(proc, w->pc) : NULL;
 	/* A caller's pc is a return address, which may be past the end of
 	 * its function (a call that does not return): its row is the call's. */
-	__u64 at = i ? w->pc - 1 : w->pc;
-	const struct unwind_row *r;
-	__u64 cfa, ra, bp = w->bp, n;
-	__u32 kind;
-
-	/* A file without rows is asked for on the path where there is no
-	 * search: m kept alive past the search, at an offset the verifier
-	 * knows only as a range, multiplied its states past its limit. */
-	if (m && m->n) {
-		r = at >= m->bias ? find_row(m, at - m->bias) : NULL;
-	} else {
-		r = NULL;
-		if (m && m->wanted) {
-			__u64 *wanted = bpf_map_lookup_elem(&unwind_wanted, &m->wanted);
-			if (wanted)
-				*wanted = 1;
-		}
+	found = row_for(proc, w->pc, i ? w->pc - 1 : w->pc);
+	if (found >= 0) {
+		row = (__u32)found;
+		r = bpf_map_lookup_elem(&unwind_rows, &row);
 	}
 	kind = r ? r->kind : PROF_CFA_NONE;
 	if (!st)
