@@ -102,9 +102,3 @@ uint32_t kallsyms_tracing_frames(struct kallsyms *ks, const uint64_t *ips, uint3
 	}
 	return i;
 }
-
-void kallsyms_unwritten(struct kallsyms *ks)
-{
-	for (size_t i = 0; i < ks->n; i++)
-		ks->syms[i].written = false;
-}

@@ -12,7 +12,6 @@
 struct ksym {
 	uint64_t start, end;
 	const char *name, *module; /* module is "" for the kernel image */
-	bool written;		   /* already sent as a KSYM record */
 };
 
 struct kallsyms {
@@ -28,9 +27,6 @@ void kallsyms_free(struct kallsyms *ks);
 
 /* The symbol containing addr, or NULL. */
 struct ksym *kallsyms_find(struct kallsyms *ks, uint64_t addr);
-
-/* Marks every symbol as not sent yet, for a new capture file. */
-void kallsyms_unwritten(struct kallsyms *ks);
 
 /* How many of a kernel stack's first frames are the tracing machinery
  * that ran the BPF program taking it (the program itself, the tracepoint's

@@ -33,32 +33,30 @@ struct process {
 	struct mapset *inherited; /* its parent's at the fork, before maps[] */
 	uint32_t ppid;		  /* that parent, and who it was (generation's */
 	uint32_t parent_id;	  /* low half): the pid may have been reused */
+	uint64_t parent_epoch;	  /* the parent's epoch at the fork */
+	size_t ninherited;	  /* how many it had, flattened or not */
 	struct mapset *shared;	  /* inherited + maps[] as given to children */
 	struct mapping *maps;
 	size_t n, cap;
-	size_t written; /* maps[0..written) have been reported */
 	uint64_t generation;
+	uint64_t epoch;	/* the list was begun anew (processes_listing()) */
+	uint64_t sampled_interval; /* the last one it was sampled in, plus one */
 	bool sampled, exited;
 	bool snapshot; /* mappings read from /proc at the start, build-ids not yet */
 	uint64_t exit_interval;
 	bool uid_known, perf_map_refused;
 	uid_t uid;	      /* owner a perf map must have (or root) */
-	struct perf_map_cursor perf_map; /* how much of /tmp/perf-PID.map was reported */
-	uint64_t perf_map_interval;
 	bool cgroup_read;    /* cgroup below is what /proc said (NULL: nothing) */
 	char *cgroup;
 	uint16_t cgroup_trusted; /* how many of its names the host made */
-	uint64_t cgroup_file; /* the file it was reported in, plus one */
-	bool gone;	      /* not in /proc at the last file's start */
+	bool gone;	      /* not in /proc at processes_forget_gone()'s last call */
 };
 
-void processes_init(struct processes *ps, const struct process_news *news,
-		    struct mapped_files *files)
+void processes_init(struct processes *ps, struct mapped_files *files)
 {
 	struct statx stx;
 
 	memset(ps, 0, sizeof(*ps));
-	ps->news = news;
 	ps->files = files;
 	ps->byid = htab_new();
 	/* Perf maps are looked up by name in /tmp, held open from here: on a
@@ -113,7 +111,7 @@ static struct process *get(struct processes *ps, uint32_t pid)
 
 	if (created) {
 		struct process *p = e->val.p = xcalloc(1, sizeof(struct process));
-		p->generation = ++ps->generations;
+		p->generation = p->epoch = ++ps->generations;
 	}
 	return e->val.p;
 }
@@ -170,7 +168,7 @@ static void flatten(struct process *p)
 	free(p->maps);
 	p->maps = maps;
 	p->n = p->cap = n;
-	p->inherited = NULL; /* written still counts from the same first one */
+	p->inherited = NULL; /* the list is the same, ninherited still first */
 	unref(in);
 }
 
@@ -200,55 +198,9 @@ static struct process *find(struct processes *ps, uint32_t pid)
 	return e ? e->val.p : NULL;
 }
 
-static void flush_depth(struct processes *ps, uint32_t pid, struct process *p, int depth);
-
-/* Says once that p has its parent's mappings, rather than reporting each:
- * a child of a server with thousands of mappings would otherwise repeat
- * them all in the capture.  The parent's own, of which the inherited set
- * is the start, are reported first if they were not. */
-static bool inherit_by_fork(struct processes *ps, uint32_t pid, struct process *p, int depth)
-{
-	struct process *parent = find(ps, p->ppid);
-
-	if (p->written || !p->inherited || depth > 32 || !parent || parent == p ||
-	    (uint32_t)parent->generation != p->parent_id)
-		return false;
-	flush_depth(ps, p->ppid, parent, depth + 1);
-	if (parent->written < p->inherited->n)
-		return false;
-	ps->news->fork(ps->news->ctx, pid, p->ppid);
-	p->written = p->inherited->n;
-	return true;
-}
-
-/* Reports the mappings not reported yet: the inherited ones, then the
- * process's own.  A file whose mapping is in the capture is kept in the
- * build-id cache. */
-static void flush_depth(struct processes *ps, uint32_t pid, struct process *p, int depth)
-{
-	size_t k = p->inherited ? p->inherited->n : 0;
-
-	inherit_by_fork(ps, pid, p, depth);
-	for (; p->written < k + p->n; p->written++) {
-		const struct mapping *m = p->written < k ? &p->inherited->maps[p->written]
-							 : &p->maps[p->written - k];
-		ps->news->map(ps->news->ctx, pid, m);
-		build_id_cache_offer(ps->cache, pid, m);
-	}
-}
-
-static void flush(struct processes *ps, uint32_t pid, struct process *p)
-{
-	flush_depth(ps, pid, p, 0);
-}
-
 void processes_mmap(struct processes *ps, uint32_t pid, const struct mapping *m)
 {
-	struct process *p = get(ps, pid);
-
-	add(p, m);
-	if (p->sampled)
-		flush(ps, pid, p);
+	add(get(ps, pid), m);
 }
 
 struct proc_ctx {
@@ -287,10 +239,12 @@ void processes_fork(struct processes *ps, uint32_t ppid, uint32_t pid)
 	 * go first so that the child's own win where they overlap. */
 	unref(child->inherited);
 	child->inherited = NULL;
+	child->ppid = 0;
 	if (parent && (parent->n || parent->inherited)) {
 		child->inherited = share(ps, parent);
 		child->ppid = ppid;
 		child->parent_id = (uint32_t)parent->generation;
+		child->parent_epoch = parent->epoch;
 	} else {
 		/* A parent that predates the capture: its mappings, which the
 		 * child shares until it execs, are in /proc while either
@@ -308,17 +262,16 @@ void processes_fork(struct processes *ps, uint32_t ppid, uint32_t pid)
 			free(from_proc_maps.maps);
 		}
 	}
+	child->ninherited = child->inherited ? child->inherited->n : 0;
 	child->generation += 1ull << 32;
 	if (child->shared) {
 		unref(child->shared);
 		child->shared = NULL;
 	}
-	/* Sampled already (its samples came before its fork): its MAP
-	 * records are written again, the inherited ones first. */
-	if (child->sampled && child->inherited) {
-		child->written = 0;
-		flush(ps, pid, child);
-	}
+	/* Its list begins anew, the inherited ones first: a capture that
+	 * told it (its samples came before its fork) tells it again. */
+	if (child->inherited)
+		child->epoch = ++ps->generations;
 }
 
 void processes_exit(struct processes *ps, uint32_t pid)
@@ -329,19 +282,6 @@ void processes_exit(struct processes *ps, uint32_t pid)
 
 	p->exited = true;
 	p->exit_interval = ps->interval;
-}
-
-struct jit_ctx {
-	const struct process_news *news;
-	uint32_t pid;
-};
-
-static void add_jit_symbol(void *ctx, uint64_t start, uint64_t size, const char *name,
-			   size_t len)
-{
-	const struct jit_ctx *c = ctx;
-
-	c->news->jit_symbol(c->news->ctx, c->pid, start, size, name, len);
 }
 
 /* pid's perf map, opened without walking a path: its one name looked up
@@ -374,23 +314,22 @@ static int open_perf_map(const struct processes *ps, uint32_t pid)
 	return fd;
 }
 
-void processes_perf_map(struct processes *ps, uint32_t pid)
+void processes_perf_map(struct processes *ps, uint32_t pid, struct perf_map_cursor *cursor,
+			uint64_t *read_in, perf_map_add_fn *fn, void *ctx)
 {
-	struct htab_entry *e = htab_find(ps->byid, &pid, sizeof(pid));
-	struct process *p = e ? e->val.p : NULL;
+	struct process *p = find(ps, pid);
 
-	if (!p || !p->uid_known || p->perf_map_refused || p->perf_map_interval == ps->interval + 1)
+	if (!p || !p->uid_known || p->perf_map_refused || *read_in == ps->interval + 1)
 		return;
-	p->perf_map_interval = ps->interval + 1;
-	uint64_t skipped = p->perf_map.skipped;
+	*read_in = ps->interval + 1;
+	uint64_t skipped = cursor->skipped;
 	int fd = open_perf_map(ps, pid);
 	enum perf_map_status st = fd < 0 ? (errno == EINVAL ? PERF_MAP_REFUSED : PERF_MAP_NONE)
-					 : perf_map_read_fd(fd, p->uid, &p->perf_map, add_jit_symbol,
-							    &(struct jit_ctx){ ps->news, pid });
+					 : perf_map_read_fd(fd, p->uid, cursor, fn, ctx);
 
 	if (fd >= 0)
 		close(fd);
-	if (!skipped && p->perf_map.skipped)
+	if (!skipped && cursor->skipped)
 		warnx("/tmp/perf-%" PRIu32 ".map: lines longer than %d bytes or not START SIZE "
 		      "NAME skipped",
 		      pid, PERF_MAP_MAX_LINE);
@@ -400,6 +339,32 @@ void processes_perf_map(struct processes *ps, uint32_t pid)
 		      "user or root; ignored",
 		      pid);
 	}
+}
+
+uint64_t processes_id(struct processes *ps, uint32_t pid)
+{
+	struct process *p = find(ps, pid);
+
+	return p ? (uint32_t)p->generation : 0;
+}
+
+bool processes_listing(struct processes *ps, uint32_t pid, struct process_listing *l)
+{
+	struct process *p = find(ps, pid), *parent;
+
+	if (!p)
+		return false;
+	l->maps = processes_maps(ps, pid, &l->n, &(uint64_t){ 0 });
+	l->ninherited = p->ninherited <= l->n ? p->ninherited : 0;
+	l->epoch = p->epoch;
+	l->ppid = 0;
+	parent = p->ppid && p->ninherited ? find(ps, p->ppid) : NULL;
+	if (parent && parent != p && (uint32_t)parent->generation == p->parent_id &&
+	    parent->epoch == p->parent_epoch) {
+		l->ppid = p->ppid;
+		l->parent_epoch = parent->epoch;
+	}
+	return true;
 }
 
 const struct mapping *processes_maps(struct processes *ps, uint32_t pid, size_t *n,
@@ -437,15 +402,13 @@ static void read_cgroup(struct processes *ps, struct process *p, uint32_t pid)
 		p->cgroup_trusted = cgroup_trust_names(ps->cgroups, p->cgroup, strlen(p->cgroup));
 }
 
-void processes_cgroup(struct processes *ps, uint32_t pid)
+const char *processes_cgroup(struct processes *ps, uint32_t pid, uint16_t *trusted)
 {
 	struct process *p = get(ps, pid);
 
 	read_cgroup(ps, p, pid);
-	if (!p->cgroup || p->cgroup_file == ps->file + 1)
-		return;
-	p->cgroup_file = ps->file + 1;
-	ps->news->cgroup(ps->news->ctx, pid, p->cgroup, strlen(p->cgroup), p->cgroup_trusted);
+	*trusted = p->cgroup_trusted;
+	return p->cgroup;
 }
 
 bool processes_sampled(struct processes *ps, uint32_t pid)
@@ -453,6 +416,7 @@ bool processes_sampled(struct processes *ps, uint32_t pid)
 	struct process *p = get(ps, pid);
 	bool from_maps;
 
+	p->sampled_interval = ps->interval + 1;
 	if (p->sampled)
 		return true;
 	p->sampled = true;
@@ -468,7 +432,6 @@ bool processes_sampled(struct processes *ps, uint32_t pid)
 		from_maps = pid != 0 && !p->n && !p->inherited &&
 			    proc_maps_read(pid, from_proc, &(struct proc_ctx){ ps, p, pid });
 	}
-	flush(ps, pid, p);
 	return from_maps || p->n > 0 || p->inherited || pid == 0;
 }
 
@@ -529,33 +492,29 @@ static bool alive(uint32_t pid)
 	return pid == 0 || access(name, F_OK) == 0;
 }
 
-/* Gone for a whole file: any sample of its was written by now (an exit
- * seen is for processes_reap()).  Else as if never sampled: its first
- * sample in the new file reports its mappings, perf-map symbols and
- * cgroup again. */
-static bool gone_or_renewed(struct htab_entry *e, void *arg)
+/* Not there now, nor at the last call, and not sampled since: forgotten.
+ * An exit seen is for processes_reap(). */
+static bool gone(struct htab_entry *e, void *arg)
 {
+	const struct processes *ps = arg;
 	struct process *p = e->val.p;
 	uint32_t pid;
 
-	(void)arg;
-	if (!p->sampled && !p->exited && p->gone) {
+	if (p->exited)
+		return false;
+	if (p->gone && p->sampled_interval < ps->gone_checked) {
 		free_process(p);
 		return true;
 	}
 	memcpy(&pid, e->key, sizeof(pid));
-	p->sampled = false;
-	p->written = 0;
-	p->perf_map = (struct perf_map_cursor){ 0 };
-	p->perf_map_interval = 0;
-	p->gone = !p->exited && !alive(pid);
+	p->gone = !alive(pid);
 	return false;
 }
 
-void processes_next_file(struct processes *ps)
+void processes_forget_gone(struct processes *ps)
 {
-	ps->file++;
-	htab_remove_if(ps->byid, gone_or_renewed, NULL);
+	htab_remove_if(ps->byid, gone, ps);
+	ps->gone_checked = ps->interval + 1;
 }
 
 void processes_each(struct processes *ps, void (*fn)(void *arg, uint32_t pid), void *arg)

@@ -2,9 +2,9 @@
  * What prof-sample knows of each process: its executable mappings, learnt
  * from mmap events as they happen (so a process that lives milliseconds is
  * still known after it exits) and from /proc for processes that were
- * running before the capture started.  A process's mappings are reported
- * (struct process_news) when it is first sampled, and as they change
- * afterwards; its perf map's symbols as they are added.
+ * running before the capture started; its cgroup and its perf map.  Only
+ * what is true of the processes: what a capture file has said of them is
+ * the recorder's, which asks here.
  */
 #ifndef PROF_SAMPLE_PROCESSES_H
 #define PROF_SAMPLE_PROCESSES_H
@@ -14,42 +14,25 @@
 #include <stdint.h>
 
 #include "build_id.h"
-#include "build_id_cache.h"
 #include "cgroup_trust.h"
 #include "htab.h"
 #include "mapped_files.h"
 #include "mapping.h"
+#include "perf_map.h"
 
-
-/* Where what the table learns of a sampled process goes (the capture). */
-struct process_news {
-	void *ctx;
-	void (*map)(void *ctx, uint32_t pid, const struct mapping *m);
-	/* pid has its parent's mappings, reported before. */
-	void (*fork)(void *ctx, uint32_t pid, uint32_t ppid);
-	/* A symbol of pid's perf map (name is not NUL-terminated). */
-	void (*jit_symbol)(void *ctx, uint32_t pid, uint64_t start, uint64_t size,
-			   const char *name, size_t len);
-	/* pid's cgroup v2 path (not NUL-terminated), of which the first
-	 * trusted names the host's cgroup manager made. */
-	void (*cgroup)(void *ctx, uint32_t pid, const char *path, size_t len, uint16_t trusted);
-};
 
 struct processes {
-	const struct process_news *news;
 	uint64_t generations; /* mapping-set versions handed out so far */
 	struct mapped_files *files;
-	struct build_id_cache *cache; /* NULL: none */
 	struct cgroup_trust *cgroups; /* NULL: no cgroup's name is trusted */
 	struct htab *byid;	      /* pid -> struct process */
 	uint64_t interval;	      /* drain intervals ended so far */
 	int tmp_dir;		      /* /tmp, where perf maps are, or -1 */
 	uint64_t tmp_mount;	      /* its mount: a perf map must be on it */
-	uint64_t file;		      /* capture files finished so far (--rotate) */
+	uint64_t gone_checked;	      /* interval of processes_forget_gone()'s last call, plus one */
 };
 
-void processes_init(struct processes *ps, const struct process_news *news,
-		    struct mapped_files *files);
+void processes_init(struct processes *ps, struct mapped_files *files);
 void processes_free(struct processes *ps);
 
 /* An executable mapping appeared (m->path is copied). */
@@ -62,18 +45,41 @@ void processes_fork(struct processes *ps, uint32_t ppid, uint32_t pid);
 void processes_exit(struct processes *ps, uint32_t pid);
 
 /* Called for every sampled pid before its samples are written: the first
- * time, reports every mapping known, reading /proc for processes that
- * predate the capture.  Returns false if nothing at all is known. */
+ * time, readies every mapping known (their build-ids), reading /proc for
+ * processes that predate the capture.  Returns false if nothing at all is
+ * known. */
 bool processes_sampled(struct processes *ps, uint32_t pid);
 
-/* Reports pid's cgroup once per capture file, before its first sample
- * there: read when prof-sample first met the process, or now, and which
- * of its names the host made checked then. */
-void processes_cgroup(struct processes *ps, uint32_t pid);
+/* A sampled process's mappings as a capture tells them: in the order they
+ * were learnt, the first ninherited its parent's at the fork.  The list
+ * only grows while epoch stays the same (a new process under the pid, or
+ * a fork seen after the child's samples, gives another).  ppid is that
+ * parent while it is still the process that forked, with its own list
+ * still beginning with the inherited ones (parent_epoch is its epoch),
+ * else 0. */
+struct process_listing {
+	const struct mapping *maps;
+	size_t n, ninherited;
+	uint64_t epoch;
+	uint32_t ppid;
+	uint64_t parent_epoch;
+};
+bool processes_listing(struct processes *ps, uint32_t pid, struct process_listing *l);
 
-/* Reports the symbols of pid's perf map added since the last call (at
- * most once per drain interval). */
-void processes_perf_map(struct processes *ps, uint32_t pid);
+/* A number that only the process now known under pid has (0: none
+ * known), for what is kept of it elsewhere: PIDs are reused. */
+uint64_t processes_id(struct processes *ps, uint32_t pid);
+
+/* pid's cgroup v2 path, read when prof-sample first met the process or
+ * now, and how many of its names the host made (checked then); NULL if
+ * unknown. */
+const char *processes_cgroup(struct processes *ps, uint32_t pid, uint16_t *trusted);
+
+/* Reads the symbols of pid's perf map added since *cursor, calling fn
+ * with each (name is not NUL-terminated); at most once per drain interval
+ * for a cursor, whose last reading *read_in notes. */
+void processes_perf_map(struct processes *ps, uint32_t pid, struct perf_map_cursor *cursor,
+			uint64_t *read_in, perf_map_add_fn *fn, void *ctx);
 
 /* Reads the mappings of a process running, or of all, from /proc: called
  * before prof-sample gives up the privilege to read other users' (the
@@ -91,11 +97,10 @@ void processes_next_interval(struct processes *ps);
  * overrides where they overlap. */
 void processes_reap(struct processes *ps);
 
-/* A capture file was finished and the next begun (--rotate): everything
- * is reported again, as to a new reader, and processes that have gone
- * without a sample in the file finished are forgotten (their exit may
- * have been among the events lost). */
-void processes_next_file(struct processes *ps);
+/* Forgets the processes that were not there at the last call nor since
+ * sampled: their exit may have been among the events lost.  Called far
+ * apart (a sample of theirs could still be on its way otherwise). */
+void processes_forget_gone(struct processes *ps);
 
 /* The mappings known for pid, or NULL; *generation changes whenever they
  * do, and is the same only for the same mappings: those a parent's

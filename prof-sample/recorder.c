@@ -4,31 +4,43 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "build_id_cache.h"
 #include "diag.h"
 #include "htab.h"
 #include "profile.h"
 #include "python.h"
 #include "stream.h"
 
+/* What the file being written has said of a process. */
+struct said {
+	uint64_t id;	/* processes_id() */
+	uint64_t epoch; /* of the list of mappings of which */
+	size_t maps;	/* the first maps were said */
+	bool cgroup;
+	struct perf_map_cursor perf_map; /* how much of its perf map */
+	uint64_t perf_map_read;		 /* the interval it was read in */
+};
+
 struct recorder {
 	struct cap_writer w;
 	const char *out_path; /* as given: NULL or "-" for stdout */
 	struct kallsyms *ksyms;	  /* NULL: kernel symbols are unavailable */
 	struct processes *procs;
-	struct process_news news; /* ctx is this recorder */
+	struct build_id_cache *cache; /* keeps the files MAP records name; NULL: none */
 	bool verbose;
-	struct htab *stacks;  /* stack key -> capture stack id */
-	struct htab *threads; /* tid -> last name written */
+	/* What the file being written has said, each thing once: */
+	struct htab *stacks;	/* stack key -> capture stack id */
+	struct htab *threads;	/* tid -> last name written */
+	struct htab *processes; /* pid -> struct said */
+	uint8_t *ksyms_said;	/* by index in ksyms */
+	struct htab *pysyms;	/* Python function ids written */
 	const struct python *py;  /* names the Python functions of stacks */
-	struct htab *pysyms;	  /* Python function ids written */
 	struct recorder_stats stats; /* of the file being written */
 	struct recorder_stats done;  /* of the files finished before it */
 };
 
-static void on_map(void *ctx, uint32_t pid, const struct mapping *m)
+static void write_map(struct recorder *r, uint32_t pid, const struct mapping *m)
 {
-	struct recorder *r = ctx;
-
 	capw_map(&r->w, &(struct cap_map){
 				.pid = pid,
 				.start = m->start,
@@ -41,28 +53,27 @@ static void on_map(void *ctx, uint32_t pid, const struct mapping *m)
 				.path = cap_cstr(m->path),
 				.owner = m->trusted ? m->owner : CAP_OWNER_UNKNOWN,
 			});
+	build_id_cache_offer(r->cache, pid, m);
 }
 
-static void on_fork(void *ctx, uint32_t pid, uint32_t ppid)
+/* Nothing said yet: for a new recorder, and for each new file. */
+static void unsaid(struct recorder *r)
 {
-	struct recorder *r = ctx;
-
-	capw_fork(&r->w, pid, ppid);
+	r->stacks = htab_new();
+	r->threads = htab_new();
+	r->processes = htab_new();
+	r->pysyms = htab_new();
+	if (r->ksyms)
+		r->ksyms_said = xcalloc(r->ksyms->n ? r->ksyms->n : 1, 1);
 }
 
-static void on_jit_symbol(void *ctx, uint32_t pid, uint64_t start, uint64_t size,
-			  const char *name, size_t len)
+static void free_said(struct recorder *r)
 {
-	struct recorder *r = ctx;
-
-	capw_jsym(&r->w, pid, start, size, name, len);
-}
-
-static void on_cgroup(void *ctx, uint32_t pid, const char *path, size_t len, uint16_t trusted)
-{
-	struct recorder *r = ctx;
-
-	capw_cgroup(&r->w, pid, path, len, trusted);
+	htab_free(r->stacks);
+	htab_free(r->pysyms);
+	htab_free_values(r->threads, free);
+	htab_free_values(r->processes, free);
+	free(r->ksyms_said);
 }
 
 struct recorder *recorder_new(struct kallsyms *ksyms, struct processes *procs, bool verbose)
@@ -71,17 +82,8 @@ struct recorder *recorder_new(struct kallsyms *ksyms, struct processes *procs, b
 
 	r->ksyms = ksyms;
 	r->procs = procs;
-	r->news = (struct process_news){
-		.ctx = r,
-		.map = on_map,
-		.fork = on_fork,
-		.jit_symbol = on_jit_symbol,
-		.cgroup = on_cgroup,
-	};
 	r->verbose = verbose;
-	r->stacks = htab_new();
-	r->threads = htab_new();
-	r->pysyms = htab_new();
+	unsaid(r);
 	return r;
 }
 
@@ -89,16 +91,14 @@ void recorder_free(struct recorder *r)
 {
 	if (!r)
 		return;
-	htab_free(r->stacks);
-	htab_free(r->pysyms);
-	htab_free_values(r->threads, free);
+	free_said(r);
 	capw_free(&r->w);
 	free(r);
 }
 
-const struct process_news *recorder_news(struct recorder *r)
+void recorder_keep_files(struct recorder *r, struct build_id_cache *cache)
 {
-	return &r->news;
+	r->cache = cache;
 }
 
 void recorder_info(struct recorder *r, const struct cap_info *info)
@@ -109,10 +109,10 @@ void recorder_info(struct recorder *r, const struct cap_info *info)
 static void write_ksyms(struct recorder *r, const uint64_t *ips, uint32_t nr)
 {
 	for (uint32_t i = 0; i < nr && r->ksyms; i++) {
-		struct ksym *k = kallsyms_find(r->ksyms, ips[i]);
-		if (k && !k->written) {
+		const struct ksym *k = kallsyms_find(r->ksyms, ips[i]);
+		if (k && !r->ksyms_said[k - r->ksyms->syms]) {
 			capw_ksym(&r->w, k->start, k->end, k->name, k->module);
-			k->written = true;
+			r->ksyms_said[k - r->ksyms->syms] = 1;
 		}
 	}
 }
@@ -177,9 +177,69 @@ void recorder_loss(struct recorder *r, enum cap_loss_cause cause, uint64_t n)
 	capw_loss(&r->w, cause, n);
 }
 
+/* What was said of the process now under pid: nothing, if it is not the
+ * one that was. */
+static struct said *said_of(struct recorder *r, uint32_t pid)
+{
+	bool created;
+	struct htab_entry *e = htab_upsert(r->processes, &pid, sizeof(pid), &created);
+	uint64_t id = processes_id(r->procs, pid);
+	struct said *s;
+
+	if (created)
+		e->val.p = xcalloc(1, sizeof(struct said));
+	s = e->val.p;
+	if (s->id != id)
+		*s = (struct said){ .id = id };
+	return s;
+}
+
+static void say_maps_depth(struct recorder *r, uint32_t pid, int depth);
+
+/* Says once that pid has its parent's mappings, rather than each of them:
+ * a child of a server with thousands of mappings would otherwise repeat
+ * them all.  The parent's are said first if they were not. */
+static void say_fork(struct recorder *r, uint32_t pid, struct said *s,
+		     const struct process_listing *l, int depth)
+{
+	struct said *ps;
+
+	if (s->maps || !l->ninherited || !l->ppid || depth > 32)
+		return;
+	say_maps_depth(r, l->ppid, depth + 1);
+	ps = said_of(r, l->ppid);
+	if (ps->epoch != l->parent_epoch || ps->maps < l->ninherited)
+		return;
+	capw_fork(&r->w, pid, l->ppid);
+	s->maps = l->ninherited;
+}
+
+/* The mappings of pid not said yet, the inherited ones first; a file
+ * whose mapping is said is kept in the build-id cache. */
+static void say_maps_depth(struct recorder *r, uint32_t pid, int depth)
+{
+	struct process_listing l;
+	struct said *s;
+
+	if (!processes_listing(r->procs, pid, &l))
+		return;
+	s = said_of(r, pid);
+	if (s->epoch != l.epoch) {
+		s->epoch = l.epoch;
+		s->maps = 0;
+	}
+	say_fork(r, pid, s, &l, depth);
+	/* s stays valid: values are held by pointer, apart from the table. */
+	for (; s->maps < l.n; s->maps++)
+		write_map(r, pid, &l.maps[s->maps]);
+}
+
 bool recorder_process(struct recorder *r, uint32_t pid, const char *comm)
 {
-	if (processes_sampled(r->procs, pid))
+	bool known = processes_sampled(r->procs, pid);
+
+	say_maps_depth(r, pid, 0);
+	if (known)
 		return true;
 	recorder_loss(r, CAP_LOSS_PROC, 1);
 	if (r->verbose) {
@@ -208,6 +268,41 @@ static void note_thread(struct recorder *r, uint32_t pid, uint32_t tid, const ch
 	capw_comm(&r->w, pid, tid, comm);
 }
 
+struct jsym_ctx {
+	struct recorder *r;
+	uint32_t pid;
+};
+
+static void write_jsym(void *ctx, uint64_t start, uint64_t size, const char *name, size_t len)
+{
+	const struct jsym_ctx *c = ctx;
+
+	capw_jsym(&c->r->w, c->pid, start, size, name, len);
+}
+
+/* The symbols of pid's perf map added since the file last said them. */
+static void say_perf_map(struct recorder *r, uint32_t pid)
+{
+	struct said *s = said_of(r, pid);
+
+	processes_perf_map(r->procs, pid, &s->perf_map, &s->perf_map_read, write_jsym,
+			   &(struct jsym_ctx){ r, pid });
+}
+
+/* pid's cgroup, once a file. */
+static void say_cgroup(struct recorder *r, uint32_t pid)
+{
+	uint16_t trusted;
+	const char *path = processes_cgroup(r->procs, pid, &trusted); /* pid now known */
+	struct said *s = said_of(r, pid);
+
+	if (s->cgroup)
+		return;
+	s->cgroup = true;
+	if (path)
+		capw_cgroup(&r->w, pid, path, strlen(path), trusted);
+}
+
 /* What a thread's frames need: its name, and for user frames its
  * process's mappings and perf-map symbols. */
 static void note_frames_of(struct recorder *r, uint32_t pid, uint32_t tid, const char *comm,
@@ -215,7 +310,7 @@ static void note_frames_of(struct recorder *r, uint32_t pid, uint32_t tid, const
 {
 	if (user) {
 		recorder_process(r, pid, comm);
-		processes_perf_map(r->procs, pid);
+		say_perf_map(r, pid);
 	}
 	note_thread(r, pid, tid, comm);
 }
@@ -235,7 +330,7 @@ void recorder_sample(struct recorder *r, const struct taken_sample *s)
 		.nwakers = k->nwakers < PROF_MAX_WAKERS ? k->nwakers : PROF_MAX_WAKERS,
 	};
 
-	processes_cgroup(r->procs, k->pid);
+	say_cgroup(r, k->pid);
 	note_frames_of(r, k->pid, k->tid, k->comm, k->ustack);
 	for (uint32_t i = 0; i < out.nwakers; i++) {
 		const struct waker *w = &k->wakers[i];
@@ -307,14 +402,8 @@ void recorder_next_file(struct recorder *r, FILE *out, const char *out_path)
 		capw_free(&r->w);
 		/* What a file says once is said again in the next: each is
 		 * read alone. */
-		htab_free(r->stacks);
-		htab_free(r->pysyms);
-		htab_free_values(r->threads, free);
-		r->stacks = htab_new();
-		r->threads = htab_new();
-		r->pysyms = htab_new();
-		if (r->ksyms)
-			kallsyms_unwritten(r->ksyms);
+		free_said(r);
+		unsaid(r);
 	}
 	capw_init(&r->w, out);
 	r->out_path = out_path;

@@ -1,10 +1,11 @@
 /*
- * The capture's one writer.  Sample sources hand it stacks and samples;
- * the process table hands it mappings, forks and perf-map symbols as it
- * learns them.  It decides what the capture says and when: each distinct
- * stack once, a thread's name when it changes, the kernel symbols a stack
- * needs, a process's mappings before its first sample, losses as they are
- * counted, and the totals at the end.
+ * The capture's one writer.  Sample sources hand it stacks and samples; it
+ * asks the process table what their processes have mapped.  It decides
+ * what the capture says and when, and alone keeps what the file being
+ * written has said: each distinct stack once, a thread's name when it
+ * changes, the kernel symbols a stack needs, a process's mappings (as they
+ * grow), cgroup and perf-map symbols before the samples that need them,
+ * losses as they are counted, and the totals at the end.
  */
 #ifndef PROF_SAMPLE_RECORDER_H
 #define PROF_SAMPLE_RECORDER_H
@@ -31,13 +32,14 @@ struct recorder_stats {
 
 /* A recorder that writes nothing until recorder_next_file() gives it its
  * first file.  ksyms may be NULL (kernel frames then stay addresses).  The
- * process table is consulted for each sampled process; it is given its
- * news (recorder_news()) when it is initialised. */
+ * process table is consulted for each sampled process. */
 struct recorder *recorder_new(struct kallsyms *ksyms, struct processes *procs, bool verbose);
 void recorder_free(struct recorder *r);
 
-/* What the process table reports goes into the capture through these. */
-const struct process_news *recorder_news(struct recorder *r);
+struct build_id_cache;
+/* The files whose mappings the capture names are offered to cache from
+ * now on (NULL: none). */
+void recorder_keep_files(struct recorder *r, struct build_id_cache *cache);
 
 void recorder_info(struct recorder *r, const struct cap_info *info);
 
@@ -52,8 +54,8 @@ struct kallsyms *recorder_kallsyms(struct recorder *r);
 /* The capture id of a stack already written, or 0. */
 uint32_t recorder_stack_id(const struct recorder *r, uint64_t key);
 
-/* Makes sure pid's mappings are in the capture before a sample of its;
- * false (counted as a loss) if none could be known. */
+/* Makes sure pid's mappings known so far are in the capture before a
+ * sample of its; false (counted as a loss) if none could be known. */
 bool recorder_process(struct recorder *r, uint32_t pid, const char *comm);
 
 /* Samples (or blocks) of one key as a source hands them over: with the
@@ -98,8 +100,8 @@ void recorder_run_stats(const struct recorder *r, struct recorder_stats *run);
 
 /* The capture the records go to from now on, named out_path in messages
  * (NULL or "-": stdout): the first, or once the END record is written
- * (--rotate) the next, where nothing was said yet.  The caller gives it its
- * INFO. */
+ * (--rotate) the next, where nothing was said yet, so that everything is
+ * said again as the samples need it.  The caller gives it its INFO. */
 void recorder_next_file(struct recorder *r, FILE *out, const char *out_path);
 
 #endif

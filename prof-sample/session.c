@@ -31,6 +31,12 @@ static const char *cache_dir(const struct options *o, char *buf, size_t size)
 	return o->build_id_dir ? o->build_id_dir : build_id_cache_dir(buf, size);
 }
 
+/* The build-id cache, if its keeper could be started. */
+static struct build_id_cache *cache(struct session *s)
+{
+	return s->have_cache ? &s->cache : NULL;
+}
+
 static bool start_cache(struct build_id_cache *c, const struct options *o)
 {
 	char buf[4096];
@@ -68,7 +74,7 @@ bool session_open(struct session *s, struct profile_bpf *skel, const struct sour
 	 * file is opened before. */
 	mapped_files_init(&s->files, NULL);
 	s->rec = recorder_new(have_ksyms ? &s->ksyms : NULL, &s->procs, o->verbose > 0);
-	processes_init(&s->procs, recorder_news(s->rec), &s->files);
+	processes_init(&s->procs, &s->files);
 	/* Opened while prof-sample may read every cgroup's marks: the
 	 * processes already running are checked before it gives that up. */
 	if (!cgroup_trust_open(&s->cgroups) && o->verbose)
@@ -184,7 +190,7 @@ void session_start_helpers(struct session *s)
 	else
 		warnx("files only their owners may read will stay unresolved");
 	s->have_cache = o->build_id_cache && start_cache(&s->cache, o);
-	s->procs.cache = s->have_cache ? &s->cache : NULL;
+	recorder_keep_files(s->rec, cache(s));
 }
 
 void session_begin(struct session *s, int ncpus)
@@ -246,6 +252,11 @@ static void record_losses(struct session *s)
 	}
 }
 
+/* How often the processes whose exit was never seen (their events were
+ * lost) are looked for: a process is forgotten when gone at two sweeps
+ * in a row and not sampled between them. */
+#define GONE_SWEEP_NS (60 * 1000000000ull)
+
 /* Moves the samples of the interval that ended into the capture. */
 static bool drain(struct session *s, bool last)
 {
@@ -264,7 +275,11 @@ static bool drain(struct session *s, bool last)
 	 * has yet to store them. */
 	if (r == DRAIN_COMPLETE) {
 		processes_reap(&s->procs);
-		build_id_cache_touch(s->procs.cache, &s->files);
+		if (monotonic_ns() >= s->next_sweep_ns) {
+			processes_forget_gone(&s->procs);
+			s->next_sweep_ns = monotonic_ns() + GONE_SWEEP_NS;
+		}
+		build_id_cache_touch(cache(s), &s->files);
 		mapped_files_sweep(&s->files);
 	}
 	return true;
@@ -281,7 +296,6 @@ static bool rotate(struct session *s)
 	if (!sink_next(s->out, recorder_stats(s->rec)->samples))
 		return false;
 	recorder_next_file(s->rec, sink_file(s->out), s->opt->output);
-	processes_next_file(&s->procs);
 	s->file_start_ns = now;
 	write_info(s);
 	while (s->next_rotation_ns <= now)
@@ -326,7 +340,7 @@ bool session_step(struct session *s, bool *failed)
 			*failed = true;
 			return false;
 		}
-		build_id_cache_work(s->procs.cache, &s->files, CACHE_SLICE_NS);
+		build_id_cache_work(cache(s), &s->files, CACHE_SLICE_NS);
 		return true;
 	}
 	uint64_t due = s->next_drain_ns;
@@ -355,7 +369,7 @@ void session_finish(struct session *s)
 		waits_cut(s->skel);
 	drain(s, true);
 	mapped_files_poll(&s->files, SETTLE_MS);
-	build_id_cache_work(s->procs.cache, &s->files, 0);
+	build_id_cache_work(cache(s), &s->files, 0);
 	recorder_end(s->rec, monotonic_ns() - s->file_start_ns);
 }
 

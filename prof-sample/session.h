@@ -43,7 +43,7 @@ struct session {
 	struct sideband sb;
 	struct sink *out;	/* where the capture goes */
 	int ncpus;
-	uint64_t start_ns, next_drain_ns, deadline_ns;
+	uint64_t start_ns, next_drain_ns, deadline_ns, next_sweep_ns;
 	uint64_t file_start_ns, next_rotation_ns; /* of the file being written */
 	uint64_t counters[PROF_NR_COUNTERS]; /* the BPF program's, already recorded */
 	uint64_t sideband_reported;

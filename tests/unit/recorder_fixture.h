@@ -1,6 +1,6 @@
 /*
  * The fixture of prof-sample's unit tests that write a capture: a recorder
- * writing to memory, told of processes by the process table, whose files
+ * writing to memory, asking the process table of processes, whose files
  * come by path from the reader (there is no opener), as the session wires
  * them.  read_back() reads the capture with prof-symbolize's reader.
  */
@@ -40,7 +40,7 @@ static inline void fixture_init(struct fixture *f)
 	recorder_next_file(f->rec, f->capture, "memory");
 	mapped_files_init(&f->files, NULL);
 	mapped_files_start_reader(&f->files);
-	processes_init(&f->ps, recorder_news(f->rec), &f->files);
+	processes_init(&f->ps, &f->files);
 }
 
 static inline void fixture_free(struct fixture *f)

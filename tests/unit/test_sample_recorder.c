@@ -167,3 +167,103 @@ TEST(a_process_nothing_is_known_of_is_a_counted_loss)
 	CHECK_INT(f.counts[CAP_MAP], 0);
 	fixture_free(&f);
 }
+
+static void map(struct processes *ps, uint32_t pid, uint64_t start, const char *path)
+{
+	processes_mmap(ps, pid, &(struct mapping){ .start = start, .end = start + 0x1000,
+						   .path = (char *)path });
+}
+
+/* pid's user stack sampled once. */
+static void sample_user(struct fixture *f, uint32_t pid, uint32_t u)
+{
+	struct sample_key k = key(pid, pid, "p", 7);
+
+	CHECK(recorder_process(f->rec, pid, "p"));
+	put(f->rec, &k, u, 1, 0);
+}
+
+/* The next file of a --rotate capture, read back alone from here. */
+static void next_file(struct fixture *f)
+{
+	CHECK(recorder_flush(f->rec));
+	fclose(f->capture);
+	free(f->buf);
+	f->capture = open_memstream(&f->buf, &f->len);
+	recorder_next_file(f->rec, f->capture, "memory");
+	memset(f->counts, 0, sizeof(f->counts));
+	memset(f->first, 0, sizeof(f->first));
+}
+
+/* What a file has said of a process is the recorder's to keep: a child's
+ * inherited mappings said by one FORK, a mapping learnt after a sample said
+ * before the next, nothing said twice in a file, and all of it again in the
+ * next file of a rotation. */
+TEST(forks_and_new_mappings_are_said_once_a_file_and_again_in_the_next)
+{
+	/* PIDs above pid_max: the table knows them by their events alone. */
+	const uint32_t parent = 0x7fff0001u, child = 0x7fff0002u;
+	const uint64_t ips[] = { 0x1234 };
+	struct fixture f;
+	uint32_t u;
+
+	fixture_init(&f);
+	map(&f.ps, parent, 0x10000, "/usr/bin/server");
+	map(&f.ps, parent, 0x20000, "/usr/lib/libc.so.6");
+	processes_fork(&f.ps, parent, child);
+	u = recorder_stack(f.rec, 7, ips, 1);
+	sample_user(&f, child, u);
+	sample_user(&f, parent, u);
+	sample_user(&f, child, u);
+	read_back(&f, NULL, NULL);
+	/* The child's first sample said its parent's two mappings, then the
+	 * FORK that gives them to it. */
+	CHECK_INT(f.counts[CAP_MAP], 2);
+	CHECK_INT(f.counts[CAP_FORK], 1);
+	CHECK(f.first[CAP_MAP] < f.first[CAP_FORK]);
+	CHECK(f.first[CAP_FORK] < f.first[CAP_SAMPLE]);
+
+	map(&f.ps, child, 0x30000, "/usr/lib/libplugin.so");
+	sample_user(&f, child, u);
+	sample_user(&f, child, u);
+	memset(f.counts, 0, sizeof(f.counts));
+	read_back(&f, NULL, NULL);
+	CHECK_INT(f.counts[CAP_MAP], 3);
+	CHECK_INT(f.counts[CAP_FORK], 1);
+	CHECK_INT(f.counts[CAP_SAMPLE], 5);
+
+	recorder_end(f.rec, 1);
+	next_file(&f);
+	u = recorder_stack(f.rec, 7, ips, 1);
+	sample_user(&f, child, u);
+	read_back(&f, NULL, NULL);
+	CHECK_INT(f.counts[CAP_STACK], 1);
+	CHECK_INT(f.counts[CAP_MAP], 3);
+	CHECK_INT(f.counts[CAP_FORK], 1);
+	CHECK_INT(f.counts[CAP_SAMPLE], 1);
+	fixture_free(&f);
+}
+
+/* A fork seen after the child's samples (events come from one ring per
+ * CPU) begins its list anew: said again, the inherited ones first. */
+TEST(a_fork_seen_after_the_childs_samples_is_said_again)
+{
+	const uint32_t parent = 0x7fff0003u, child = 0x7fff0004u;
+	const uint64_t ips[] = { 0x1234 };
+	struct fixture f;
+	uint32_t u;
+
+	fixture_init(&f);
+	map(&f.ps, parent, 0x10000, "/usr/bin/server");
+	map(&f.ps, child, 0x40000, "/usr/lib/libown.so");
+	u = recorder_stack(f.rec, 7, ips, 1);
+	sample_user(&f, child, u);
+	sample_user(&f, parent, u);
+	processes_fork(&f.ps, parent, child);
+	sample_user(&f, child, u);
+	read_back(&f, NULL, NULL);
+	/* libown, server (the parent's), then the FORK and libown again. */
+	CHECK_INT(f.counts[CAP_MAP], 3);
+	CHECK_INT(f.counts[CAP_FORK], 1);
+	fixture_free(&f);
+}
