@@ -236,6 +236,7 @@ unique_program() {
 	kill "$looper"
 	# Under ASan beside other suites the ring may fill: not what this is about.
 	lossy_ok "$st" "$TMP/err"
+	echo "helpers: $helpers"; for h in $helpers; do grep -E "^(Name|Uid|CapEff)" "$TMP/status.$h"; done
 	[ "$(wc -w <<<"$helpers")" -eq 3 ]
 	grep -qE '^Uid:	65534	65534	65534	65534$' <<<"$main"
 	opener=0 keeper=0 reader=0
