@@ -201,7 +201,10 @@ unique_program() {
 	for mode in 0777 0755 0750; do
 		mkdir -m "$mode" "$TMP/open"
 		run prof-sample -d 0.5 --build-id-dir "$TMP/open" -o "$TMP/cap.prof"
-		[ "$status" -eq 0 ]
+		echo "$output"
+		# Whole-host captures under ASan beside other suites may lose
+		# samples, said: not what this is about.
+		lossy_ok "$status" <(printf '%s\n' "$output")
 		[[ "$output" == *"build-id cache $TMP/open: must belong to the user running prof-sample and be private to them (chmod 700)"* ]]
 		[ -z "$(ls -A "$TMP/open")" ]
 		rmdir "$TMP/open"
@@ -213,7 +216,8 @@ unique_program() {
 	[ -n "$(find "$TMP/private" -name '*.debug')" ]
 	[ -z "$(find "$TMP/private" -mindepth 1 -perm /077)" ]
 	run prof-sample -N -d 0.5 -o "$TMP/cap.prof"
-	[ "$status" -eq 0 ]
+	echo "$output"
+	lossy_ok "$status" <(printf '%s\n' "$output")
 	[ ! -e "$TMP/cache" ]
 }
 

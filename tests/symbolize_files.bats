@@ -87,6 +87,7 @@ teardown() {
 	# next time.
 	prof-fold "$TMP/out.txt" | awk '{ print $NF, $0 }' | sort -nr | head -5
 	grep '^#' "$TMP/out.txt" || true
+	grep -E 'vdso|clock_gettime' "$TMP/out.txt" | sed 's/^[[:space:]]*[0-9a-f]* //' | sort | uniq -c | sort -nr | head -8
 	grep -qE '^	 +7f[0-9a-f]+ (__vdso_)?clock_gettime\+0x[0-9a-f]+ \(\[vdso\]\)$' "$TMP/out.txt"
 }
 
