@@ -70,9 +70,13 @@ $(BUILD)/%.o: %.S
 $(LIBCOMMON): $(COMMON_OBJ)
 	$(AR) rcs $@ $^
 
-# Each program is every .c and .S file in its directory.
+# Each program is every .c and .S file in its directory and the folders in
+# it (prof-sample's groups), whose headers its files include by name: found
+# there first, as in the file's own folder (bpf/ has a python.h too).
 define prog_rule
-$(1)_OBJ := $$(patsubst %,$(BUILD)/%.o,$$(basename $$(wildcard $(1)/*.c $(1)/*.S)))
+$(1)_DIRS := $(1) $$(patsubst %/,%,$$(wildcard $(1)/*/))
+$(1)_OBJ := $$(patsubst %,$(BUILD)/%.o,$$(basename $$(foreach d,$$($(1)_DIRS),$$(wildcard $$(d)/*.c $$(d)/*.S))))
+$$($(1)_OBJ): CFLAGS := $$(addprefix -I,$$($(1)_DIRS)) $$(CFLAGS)
 $(BUILD)/bin/$(1): $$($(1)_OBJ) $(LIBCOMMON)
 	@mkdir -p $$(@D)
 	$$(CC) $$(LDFLAGS) -o $$@ $$^ $$(LIBS_$(1))
@@ -109,7 +113,7 @@ WORKLOAD_BINS := $(WORKLOAD_SRC:tests/workloads/%.c=$(BUILD)/workloads/%)
 define unit_rule
 $(BUILD)/tests/$(1): tests/unit/$(1).c $(wildcard tests/unit/*.h) $$(filter-out %/main.o,$$(prof-$(2)_OBJ)) $(LIBCOMMON)
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS) -Itests/unit -Iprof-$(2) -o $$@ $$< \
+	$$(CC) -Itests/unit $$(addprefix -I,$$(prof-$(2)_DIRS)) $$(CFLAGS) -o $$@ $$< \
 		$$(filter-out %/main.o,$$(prof-$(2)_OBJ)) $(LIBCOMMON) $$(LDFLAGS) $$(LIBS_prof-$(2)) -lxxhash
 endef
 $(foreach t,$(UNIT_SRC:tests/unit/%.c=%),$(eval $(call unit_rule,$(t),$(word 2,$(subst _, ,$(t))))))

@@ -2,7 +2,7 @@
 /*
  * On-CPU stack sampling, attached to a cpu-clock perf event on each sampled
  * CPU, and off-CPU time, timed at the scheduler's switches.  One program
- * per sample source (prof-sample/source.h), sharing the target filter;
+ * per sample source (prof-sample/sources/source.h), sharing the target filter;
  * prof-sample loads only the ones it uses:
  *
  * - sample_fp (--unwind=fp) counts (thread, name, kernel stack, user stack)

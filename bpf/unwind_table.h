@@ -1,6 +1,6 @@
 /*
  * The unwind tables the BPF program walks user stacks with, shared by
- * bpf/unwinder.bpf.h (the reader) and prof-sample/kernel_tables.c (the
+ * bpf/unwinder.bpf.h (the reader) and prof-sample/procs/kernel_tables.c (the
  * writer): each executable file's call-frame information (.eh_frame),
  * flattened by prof-sample into rows of one of a few rules, and each
  * process's executable mappings, pointing at their file's rows.

@@ -192,7 +192,8 @@ int main(int argc, char **argv)
 	struct command cmd = { 0 };
 	struct session session = { 0 };
 	struct sink out;
-	bool failed = false, follow;
+	enum step step = STEP_ON;
+	bool follow;
 	int status = EXIT_USAGE, err;
 
 	/* A Ctrl-C at any moment, even before sampling starts, gives a
@@ -256,11 +257,11 @@ int main(int argc, char **argv)
 	if (opt.command)
 		command_start(&cmd);
 
-	while (!finished(&opt, &cmd) && session_step(&session, &failed))
-		;
+	while (step == STEP_ON && !finished(&opt, &cmd))
+		step = session_step(&session);
 	/* Stop sampling first so the last drain sees every sample taken. */
 	stop_clock(skel, &events);
-	status = finish(&session, &out, failed, !(opt.command && cmd.exec_failed));
+	status = finish(&session, &out, step == STEP_FAILED, !(opt.command && cmd.exec_failed));
 
 cleanup:
 	stop_clock(skel, &events);

@@ -85,13 +85,14 @@ bool session_open(struct session *s, struct profile_bpf *skel, const struct sour
 	 * is blocked from before, and its wait counts from the start. */
 	if (o->off_cpu)
 		waits_adopt(skel);
-	s->have_sideband = sideband_open(&s->sb, &s->procs) == 0;
+	s->have_sideband = sideband_open(&s->sb, &s->procs, &s->files) == 0;
 	if (!s->have_sideband)
 		warnx("processes that exit before a drain will lose their user frames");
 	s->src_state = src->open(&(struct source_env){
 					 .skel = skel,
 					 .rec = s->rec,
 					 .procs = &s->procs,
+					 .files = &s->files,
 					 .catch_up = s->have_sideband ? sideband_catch_up : NULL,
 					 .catch_up_ctx = &s->sb,
 					 .start_ns = &s->file_start_ns,
@@ -322,13 +323,12 @@ static void progress(const struct session *s, bool final)
 		total_lost(st), final ? "\n" : "  ");
 }
 
-bool session_step(struct session *s, bool *failed)
+enum step session_step(struct session *s)
 {
 	uint64_t now = monotonic_ns();
 
-	*failed = false;
 	if (now >= s->deadline_ns)
-		return false;
+		return STEP_DONE;
 	if (now < s->next_drain_ns) {
 		uint64_t until = s->next_drain_ns < s->deadline_ns ? s->next_drain_ns : s->deadline_ns;
 		uint64_t ms = (until - now) / 1000000 + 1;
@@ -336,12 +336,10 @@ bool session_step(struct session *s, bool *failed)
 
 		sideband_poll(&s->sb, ms > (uint64_t)most ? most : (int)ms);
 		mapped_files_poll(&s->files, 0);
-		if (s->src->poll && !s->src->poll(s->src_state)) {
-			*failed = true;
-			return false;
-		}
+		if (s->src->poll && !s->src->poll(s->src_state))
+			return STEP_FAILED;
 		build_id_cache_work(cache(s), &s->files, CACHE_SLICE_NS);
-		return true;
+		return STEP_ON;
 	}
 	uint64_t due = s->next_drain_ns;
 	bool file_ends = due >= s->next_rotation_ns;
@@ -350,13 +348,11 @@ bool session_step(struct session *s, bool *failed)
 	/* The waits going on are this file's up to now: in the drain. */
 	if (file_ends && s->opt->off_cpu)
 		waits_cut(s->skel);
-	if (!drain(s, false) || !recorder_flush(s->rec) || (file_ends && !rotate(s))) {
-		*failed = true;
-		return false;
-	}
+	if (!drain(s, false) || !recorder_flush(s->rec) || (file_ends && !rotate(s)))
+		return STEP_FAILED;
 	if (s->show_progress)
 		progress(s, false);
-	return true;
+	return STEP_ON;
 }
 
 /* What the file reader may still be reading is waited for this long at

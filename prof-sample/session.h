@@ -72,11 +72,16 @@ void session_begin(struct session *s, int ncpus);
  * without it.  False, with a message, if the drop fails. */
 bool session_drop_privileges(struct session *s);
 
+enum step {
+	STEP_ON,     /* sampling goes on */
+	STEP_DONE,   /* the duration has ended */
+	STEP_FAILED, /* the capture could not go on (said) */
+};
+
 /* Waits for and handles what comes (samples to unwind, process events),
  * draining at each interval, and going on in a new file after the drain
- * that ends a --rotate period.  False once the duration has ended; on a
- * failure too, with *failed set. */
-bool session_step(struct session *s, bool *failed);
+ * that ends a --rotate period. */
+enum step session_step(struct session *s);
 
 /* After sampling has stopped: the last drain and the END record. */
 void session_finish(struct session *s);

@@ -15,16 +15,18 @@
 #include "htab.h"
 
 struct elf_files {
+	struct mapped_files *mf;
 	struct htab *byid; /* device, inode -> struct elf_image (elf NULL: not ELF) */
 	struct elf_image *vdso;
 	bool vdso_tried;
 	uint64_t sweeps;
 };
 
-struct elf_files *elf_files_new(void)
+struct elf_files *elf_files_new(struct mapped_files *mf)
 {
 	struct elf_files *fs = xcalloc(1, sizeof(*fs));
 
+	fs->mf = mf;
 	elf_version(EV_CURRENT);
 	fs->byid = htab_new();
 	return fs;
@@ -92,14 +94,18 @@ static struct elf_image *load(int fd, const char *name)
 	return f;
 }
 
-struct elf_image *elf_files_get(struct elf_files *fs, struct processes *ps, uint32_t pid,
-				const struct mapping *m)
+uint64_t elf_files_epoch(const struct elf_files *fs)
+{
+	return fs->mf->epoch;
+}
+
+struct elf_image *elf_files_get(struct elf_files *fs, uint32_t pid, const struct mapping *m)
 {
 	/* The very file m maps (mapped_files.h: never another with its
 	 * build-id but a system file's), by its inode: a file that is not ELF
 	 * is not parsed again. */
 	struct mapped_file *file;
-	int fd = mapped_files_open(ps->files, pid, m, &file);
+	int fd = mapped_files_open(fs->mf, pid, m, &file);
 	uint64_t key[2];
 	bool created;
 	struct htab_entry *e;

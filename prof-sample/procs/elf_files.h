@@ -18,7 +18,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "processes.h"
+#include "mapped_files.h"
+#include "mapping.h"
 
 struct elf_image {
 	Elf *elf;
@@ -32,14 +33,18 @@ struct elf_image {
 
 struct elf_files;
 
-struct elf_files *elf_files_new(void);
+/* Images of the files mf opens. */
+struct elf_files *elf_files_new(struct mapped_files *mf);
 void elf_files_free(struct elf_files *fs);
 
 /* The file mapping m of pid maps (opened by mapped_files_open()), or NULL if
  * it cannot be read as ELF, or not yet (the file reader has it).  A file
  * that is not ELF is remembered as such. */
-struct elf_image *elf_files_get(struct elf_files *fs, struct processes *ps, uint32_t pid,
-				const struct mapping *m);
+struct elf_image *elf_files_get(struct elf_files *fs, uint32_t pid, const struct mapping *m);
+
+/* Changes whenever a file that could not be opened may be now
+ * (mapped_files.h's epoch). */
+uint64_t elf_files_epoch(const struct elf_files *fs);
 
 /* A Dwfl reports f, and may ask for its ELF any time until it ends: f is
  * kept until as many releases as holds. */

@@ -314,7 +314,7 @@ static struct table_file *file_of(struct kernel_tables *kt, uint32_t pid, const 
 	struct htab_entry *e;
 	bool created;
 
-	*image = elf_files_get(kt->files, kt->ps, pid, m);
+	*image = elf_files_get(kt->files, pid, m);
 	if (!*image)
 		return NULL;
 	k.build_id_len = (uint8_t)elf_build_id((*image)->elf, k.build_id);
@@ -405,7 +405,7 @@ static bool wants(const struct kernel_tables *kt, const struct pushed *p)
 static void sync_one(void *arg, uint32_t pid)
 {
 	struct kernel_tables *kt = arg;
-	uint64_t generation, epoch = kt->ps->files->epoch;
+	uint64_t generation, epoch = elf_files_epoch(kt->files);
 	const struct mapping *maps;
 	struct pushed *p;
 	struct htab_entry *e;

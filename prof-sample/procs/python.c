@@ -38,6 +38,7 @@ struct py_code_info {
 
 struct python {
 	int procs_fd;
+	struct mapped_files *mf; /* opens the files a process maps */
 	struct htab *checked; /* pid -> struct checked */
 	struct htab *files;   /* device, inode -> struct py_file */
 	struct htab *codes;   /* struct py_code_key -> struct py_code_info */
@@ -56,11 +57,12 @@ struct checked {
 	uint64_t generation;
 };
 
-struct python *python_new(int py_procs_fd)
+struct python *python_new(int py_procs_fd, struct mapped_files *mf)
 {
 	struct python *py = xcalloc(1, sizeof(*py));
 
 	py->procs_fd = py_procs_fd;
+	py->mf = mf;
 	py->checked = htab_new();
 	py->files = htab_new();
 	py->codes = htab_new();
@@ -275,7 +277,7 @@ void python_check(struct python *py, struct processes *ps, uint32_t pid)
 
 		if (minor < 0)
 			continue;
-		fd = mapped_files_open(ps->files, pid, m, NULL);
+		fd = mapped_files_open(py->mf, pid, m, NULL);
 		if (fd < 0) {
 			if (errno == EINPROGRESS)
 				return; /* asked again with the next sample */

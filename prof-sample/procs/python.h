@@ -35,7 +35,7 @@ struct python_stats {
 struct python;
 
 /* py_procs_fd: the BPF program's map of Python processes. */
-struct python *python_new(int py_procs_fd);
+struct python *python_new(int py_procs_fd, struct mapped_files *mf);
 void python_free(struct python *py);
 
 /* Marks pid for the BPF program if it runs a CPython it knows, the first

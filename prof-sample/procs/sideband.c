@@ -74,7 +74,7 @@ static void on_mmap2(struct sideband *sb, const struct rec_mmap2 *r)
 	 * the kernel could not tell (the build-id, when its page was not
 	 * cached; the inode, when it gave the build-id) and who controls the
 	 * file are read from it. */
-	mapped_files_identify(sb->ps->files, r->pid, &m);
+	mapped_files_identify(sb->mf, r->pid, &m);
 	processes_mmap(sb->ps, r->pid, &m);
 }
 
@@ -180,7 +180,7 @@ static void handle_ordered(struct sideband *sb, uint64_t read_ns)
 	sb->nbytes = nbytes;
 }
 
-int sideband_open(struct sideband *sb, struct processes *ps)
+int sideband_open(struct sideband *sb, struct processes *ps, struct mapped_files *mf)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
@@ -202,6 +202,7 @@ int sideband_open(struct sideband *sb, struct processes *ps)
 
 	memset(sb, 0, sizeof(*sb));
 	sb->ps = ps;
+	sb->mf = mf;
 	sb->map_fd = bpf_map_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, "sideband", sizeof(int),
 				    sizeof(int), (uint32_t)ncpus, NULL);
 	if (sb->map_fd < 0) {

@@ -34,6 +34,7 @@ struct sideband {
 	struct perf_buffer *pb;
 	int map_fd;
 	struct processes *ps;
+	struct mapped_files *mf; /* identifies the files mapped */
 	uint64_t lost; /* events the kernel dropped (ring full) */
 	struct sideband_event *events;
 	size_t nevents, events_cap;
@@ -43,7 +44,7 @@ struct sideband {
 };
 
 /* Returns 0, or a negative errno with a message printed. */
-int sideband_open(struct sideband *sb, struct processes *ps);
+int sideband_open(struct sideband *sb, struct processes *ps, struct mapped_files *mf);
 void sideband_close(struct sideband *sb);
 
 /* Handles pending events, waiting up to timeout_ms for the first: those

@@ -254,7 +254,7 @@ static Dwfl *build(struct unwinder *u, struct proc_dwfl *pd, uint32_t pid,
 		struct elf_image *file = NULL;
 		bool first;
 		if (m->path[0] == '/' && !anonymous(m)) {
-			f = file = elf_files_get(u->files, u->ps, pid, m);
+			f = file = elf_files_get(u->files, pid, m);
 			pd->incomplete |= !f;
 		} else if (strcmp(m->path, "[vdso]") == 0) {
 			f = elf_files_vdso(u->files);
@@ -292,18 +292,18 @@ static struct proc_dwfl *proc_dwfl(struct unwinder *u, uint32_t pid, const struc
 	if (created) {
 		pd = e->val.p = xcalloc(1, sizeof(struct proc_dwfl));
 		pd->generation = generation;
-		pd->files_epoch = u->ps->files->epoch;
+		pd->files_epoch = elf_files_epoch(u->files);
 		pd->dwfl = build(u, pd, pid, maps, n);
 		pd->checks = htab_new();
 	}
 	pd = e->val.p;
-	if (pd->incomplete && pd->files_epoch != u->ps->files->epoch) {
+	if (pd->incomplete && pd->files_epoch != elf_files_epoch(u->files)) {
 		/* Its modules, and what next_step() found in them, anew. */
 		dwfl_end(pd->dwfl);
 		release_files(pd);
 		htab_free(pd->checks);
 		pd->incomplete = false;
-		pd->files_epoch = u->ps->files->epoch;
+		pd->files_epoch = elf_files_epoch(u->files);
 		pd->dwfl = build(u, pd, pid, maps, n);
 		pd->checks = htab_new();
 	}

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 struct bpf_program;
+struct mapped_files;
 struct options;
 struct processes;
 struct profile_bpf;
@@ -25,6 +26,7 @@ struct source_env {
 	struct profile_bpf *skel;
 	struct recorder *rec;
 	struct processes *procs;
+	struct mapped_files *files;
 	/* Reads the process events (mmaps, forks, exits) pending: those of
 	 * every sample taken so far are there by then.  NULL: none come. */
 	void (*catch_up)(void *ctx);

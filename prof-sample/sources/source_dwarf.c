@@ -253,7 +253,7 @@ static void *dwarf_open(const struct source_env *env, const struct options *o)
 		return NULL;
 	}
 	r->env = *env;
-	r->files = elf_files_new();
+	r->files = elf_files_new(env->files);
 	r->unw = unwinder_new(env->procs, r->files);
 	if (o->off_cpu) {
 		/* Without them, every block's stack is copied. */
@@ -262,7 +262,7 @@ static void *dwarf_open(const struct source_env *env, const struct options *o)
 			kernel_tables_sync(r->tables);
 		r->maps = count_maps_new(env);
 	}
-	r->py = python_new(bpf_map__fd(env->skel->maps.py_procs));
+	r->py = python_new(bpf_map__fd(env->skel->maps.py_procs), env->files);
 	recorder_python(env->rec, r->py);
 	r->counts = htab_new();
 	r->held_fd = bpf_map__fd(env->skel->maps.held_stacks);

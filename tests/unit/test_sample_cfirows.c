@@ -1,5 +1,5 @@
 /*
- * A file's CFI as the BPF program's unwind-table rows (prof-sample/cfi_rows.c):
+ * A file's CFI as the BPF program's unwind-table rows (prof-sample/procs/cfi_rows.c):
  * every pc of libc and of this program gets the rule libdw computes for it,
  * the entry point is the outermost frame, and a .eh_frame_hdr that claims
  * more than it holds is refused.

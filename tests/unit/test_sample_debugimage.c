@@ -1,5 +1,5 @@
 /*
- * The debug-only images of the build-id cache (prof-sample/debug_image.c)
+ * The debug-only images of the build-id cache (prof-sample/procs/debug_image.c)
  * against files a local user makes: a section that claims gigabytes which
  * are a hole in the file, oversized sections, an image budget too small
  * for the symbols.  Each is planned from the headers and left out without

@@ -1,5 +1,5 @@
 /*
- * The file opener (prof-sample/opener.c) against what a local user can put
+ * The file opener (prof-sample/privsep/opener.c) against what a local user can put
  * in front of it: it serves the file another user's process maps
  * executable, in a directory only that user may enter, even deleted, by
  * any address the mapping holds; and nothing else: not that process's

@@ -99,7 +99,7 @@ static void unwind_fixture_init(struct fixture *f)
 	fixture_init(f);
 	processes_sampled(&f->ps, (uint32_t)getpid());
 	mapped_files_poll(&f->files, 5000);
-	f->elves = elf_files_new();
+	f->elves = elf_files_new(&f->files);
 	f->u = unwinder_new(&f->ps, f->elves);
 }
 
