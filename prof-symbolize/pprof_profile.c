@@ -124,10 +124,7 @@ static uint64_t add_mapping(struct pprof *p, const uint64_t key[5])
 	uint64_t id = intern(p->mappings, key, 5 * sizeof(key[0]), &created);
 
 	if (created) {
-		if (id > p->maps_cap) {
-			p->maps_cap = p->maps_cap ? 2 * p->maps_cap : 16;
-			p->maps = xreallocarray(p->maps, p->maps_cap, sizeof(*p->maps));
-		}
+		p->maps = xreserve_from(p->maps, &p->maps_cap, id, sizeof(*p->maps), 16);
 		p->maps[id - 1] = (struct pprof_mapping){ 0 };
 	}
 	return id;
@@ -259,10 +256,7 @@ void pprof_sample(struct pprof *p, const struct pprof_labels *labels,
 		key[NLABELS + j] = stacks[j] && st[stacks[j] - 1].len ? stacks[j] : 0;
 	i = intern(p->samples, key, sizeof(key), &created) - 1;
 	if (created) {
-		if (i >= p->values_cap) {
-			p->values_cap = p->values_cap ? 2 * p->values_cap : 256;
-			p->values = xreallocarray(p->values, p->values_cap, sizeof(*p->values));
-		}
+		p->values = xreserve(p->values, &p->values_cap, i + 1, sizeof(*p->values));
 		p->values[i][0] = p->values[i][1] = 0;
 	}
 	p->values[i][0] = add_sat(p->values[i][0], values[0]);

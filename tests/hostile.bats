@@ -260,7 +260,9 @@ peak_rss() {
 	peak_rss prof-sample -F 99 -d 5 -o "$TMP/cap.prof"
 	echo "$output" | grep -v '^rss' || true
 	echo "prof-sample peak RSS: $RSS KiB, capture $(stat -c %s "$TMP/cap.prof") bytes"
-	[ "$status" -eq 0 ]
+	# Under ASan beside other suites the ring may fill, said: not what
+	# this is about.
+	lossy_ok "$status" <(printf '%s\n' "$output")
 	# Before children shared their parent's mappings (and the unwinder's
 	# session for them), and said so with a FORK record: 872 MB, and 113
 	# MB of MAP records.

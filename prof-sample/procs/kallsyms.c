@@ -28,10 +28,7 @@ bool kallsyms_load(struct kallsyms *ks, const char *path)
 	if (!f)
 		return false;
 	while (kallsyms_line_next_code(f, line, &l)) {
-		if (ks->n == cap) {
-			cap = cap ? cap * 2 : 65536;
-			ks->syms = xreallocarray(ks->syms, cap, sizeof(*ks->syms));
-		}
+		ks->syms = xreserve_from(ks->syms, &cap, ks->n + 1, sizeof(*ks->syms), 65536);
 		size_t nl = l.name_len + 1, ml = l.module_len + 1;
 		if (used + nl + ml > strcap) {
 			strcap = (strcap ? strcap * 2 : 1 << 22) + nl + ml;

@@ -117,10 +117,7 @@ static void add(struct dwarf_source *r, const struct agg_key *a, uint64_t weight
 	struct htab_entry *e = htab_upsert(r->counts, a, sizeof(*a), &created);
 
 	if (created) {
-		if (r->nvals == r->vals_cap) {
-			r->vals_cap = r->vals_cap ? 2 * r->vals_cap : 256;
-			r->vals = xrealloc(r->vals, r->vals_cap * sizeof(*r->vals));
-		}
+		r->vals = xreserve(r->vals, &r->vals_cap, r->nvals + 1, sizeof(*r->vals));
 		e->val.u = r->nvals;
 		r->vals[r->nvals++] = (struct sample_value){ 0, 0 };
 	}
