@@ -157,9 +157,13 @@ uint32_t recorder_stack(struct recorder *r, uint64_t key, const uint64_t *ips, u
 	return (uint32_t)e->val.u;
 }
 
-struct kallsyms *recorder_kallsyms(struct recorder *r)
+uint32_t recorder_held_stack(struct recorder *r, uint64_t key, const uint64_t *ips, uint32_t nr)
 {
-	return r->ksyms;
+	uint32_t skip = 0;
+
+	if ((key & PROF_KERNEL_STACK) && r->ksyms)
+		skip = kallsyms_tracing_frames(r->ksyms, ips, nr);
+	return recorder_stack(r, key, ips + skip, nr - skip);
 }
 
 uint32_t recorder_stack_id(const struct recorder *r, uint64_t key)

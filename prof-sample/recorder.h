@@ -48,8 +48,11 @@ void recorder_info(struct recorder *r, const struct cap_info *info);
  * time. */
 uint32_t recorder_stack(struct recorder *r, uint64_t key, const uint64_t *ips, uint32_t nr);
 
-/* The kernel's symbols, or NULL. */
-struct kallsyms *recorder_kallsyms(struct recorder *r);
+/* recorder_stack() for a stack taken in a scheduler's tracepoint and held
+ * (held_stacks.h): a kernel stack's first frames, the tracepoint's
+ * dispatch to the BPF program, are no part of what blocked and are left
+ * out. */
+uint32_t recorder_held_stack(struct recorder *r, uint64_t key, const uint64_t *ips, uint32_t nr);
 
 /* The capture id of a stack already written, or 0. */
 uint32_t recorder_stack_id(const struct recorder *r, uint64_t key);

@@ -4,9 +4,8 @@
 
 uint32_t held_stack_id(struct recorder *rec, int fd, uint64_t key, enum cap_loss_cause lost)
 {
-	struct kallsyms *ks = recorder_kallsyms(rec);
 	struct stack_trace st;
-	uint32_t id, nr, skip = 0;
+	uint32_t id, nr;
 
 	if (!key)
 		return 0;
@@ -18,11 +17,7 @@ uint32_t held_stack_id(struct recorder *rec, int fd, uint64_t key, enum cap_loss
 		return 0;
 	}
 	nr = st.nr < PROF_MAX_STACK ? (uint32_t)st.nr : PROF_MAX_STACK;
-	/* Held stacks are taken in the scheduler's tracepoints, whose
-	 * dispatch to the BPF program is no part of what blocked. */
-	if ((key & PROF_KERNEL_STACK) && ks)
-		skip = kallsyms_tracing_frames(ks, (const uint64_t *)st.ip, nr);
-	return recorder_stack(rec, key, (const uint64_t *)st.ip + skip, nr - skip);
+	return recorder_held_stack(rec, key, (const uint64_t *)st.ip, nr);
 }
 
 void held_stacks_wakers(struct recorder *rec, int fd, struct taken_sample *s)
