@@ -111,9 +111,13 @@ check_svg() {
 	prof-symbolize "$TMP/cap.prof" | prof-fold > "$TMP/out.folded"
 	grep -q '^xz;.*\[xz\]' "$TMP/out.folded"
 	run ! grep -qE '^xz;(.*;)?xz(;| )' "$TMP/out.folded"
-	# --addrs tells the unresolved functions apart by their file offset.
+	# --addrs tells the unresolved functions apart by their file offset:
+	# the three of xz's own on the path to liblzma's coder are in nearly
+	# every stack (seen: 2583 to 2590 of 2591), the others in a few each,
+	# which a loaded machine's run may miss (make check once saw fewer than
+	# five offsets in all).
 	prof-symbolize "$TMP/cap.prof" | prof-fold --addrs > "$TMP/addrs.folded"
-	[ "$(grep -oE '\[xz\+0x[0-9a-f]+\]' "$TMP/addrs.folded" | sort -u | wc -l)" -ge 5 ]
+	[ "$(grep -oE '\[xz\+0x[0-9a-f]+\]' "$TMP/addrs.folded" | sort -u | wc -l)" -ge 3 ]
 }
 
 @test "make demo's graph: several processes, a library, kernel and JIT frames, a legend" {
