@@ -255,10 +255,12 @@ for i in range(60):
 	[[ $line =~ by\ their\ parent\'s\ tables:\ ([0-9]+) ]]
 	parent=${BASH_REMATCH[1]}
 	echo "walks by the parent's tables: $parent; blocks of processes without tables: $none"
-	# Nearly every child's block was walked by its parent's tables: not
-	# one in ten of the 200 waited for a copy.
+	# Nearly every child's block was walked by its parent's tables; the
+	# first children's, before the parent's own tables were read, wait
+	# for a copy: 15 to 19 of the 200 on a quiet machine (before the
+	# recorder's reshape as after), 20 once in make check.
 	[ "$parent" -ge 180 ]
-	[ "$none" -lt 20 ]
+	[ "$none" -lt 30 ]
 	# And the walks are right: each child's block in serve, from _start.
 	prof-symbolize "$TMP/cap" | prof-fold >"$TMP/folded"
 	whole_share "$TMP/folded" forker ';serve;read;' \

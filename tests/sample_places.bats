@@ -332,10 +332,12 @@ unmounts_while_sampling() {
 	except ChildProcessError:
 	    pass
 	print("left behind:", left)
-	sys.exit(p.returncode or (3 if left else 0))
+	sys.exit(3 if left else p.returncode)
 	PY
 	echo "$output"
-	[ "$status" -eq 0 ]
+	# Status 1 with the losses said: a whole-host capture under ASan
+	# beside other suites whose ring filled, not what this is about.
+	lossy_ok "$status" <(printf '%s\n' "$output")
 	# The reader was there to be left: files were opened by path.
 	grep -qE 'mapped files: .*, [1-9][0-9]* by path' <<<"$output"
 	grep -qx 'left behind: \[\]' <<<"$output"
