@@ -181,13 +181,13 @@ void recorder_loss(struct recorder *r, enum cap_loss_cause cause, uint64_t n)
 	capw_loss(&r->w, cause, n);
 }
 
-/* What was said of the process now under pid: nothing, if it is not the
- * one that was. */
-static struct said *said_of(struct recorder *r, uint32_t pid)
+/* What was said of p, the process now under pid: nothing, if it is not
+ * the one that was. */
+static struct said *said_of(struct recorder *r, uint32_t pid, const struct process *p)
 {
 	bool created;
 	struct htab_entry *e = htab_upsert(r->processes, &pid, sizeof(pid), &created);
-	uint64_t id = processes_id(r->procs, pid);
+	uint64_t id = processes_id(p);
 	struct said *s;
 
 	if (created)
@@ -198,51 +198,63 @@ static struct said *said_of(struct recorder *r, uint32_t pid)
 	return s;
 }
 
-static void say_maps_depth(struct recorder *r, uint32_t pid, int depth);
+/* A process and what the file has said of it, looked up once a sample. */
+struct subject {
+	uint32_t pid;
+	struct process *p;
+	struct said *s;
+};
 
-/* Says once that pid has its parent's mappings, rather than each of them:
- * a child of a server with thousands of mappings would otherwise repeat
- * them all.  The parent's are said first if they were not. */
-static void say_fork(struct recorder *r, uint32_t pid, struct said *s,
-		     const struct process_listing *l, int depth)
+static struct subject subject_of(struct recorder *r, uint32_t pid)
 {
-	struct said *ps;
+	struct process *p = processes_get(r->procs, pid);
 
-	if (s->maps || !l->ninherited || !l->ppid || depth > 32)
-		return;
-	say_maps_depth(r, l->ppid, depth + 1);
-	ps = said_of(r, l->ppid);
-	if (ps->epoch != l->parent_epoch || ps->maps < l->ninherited)
-		return;
-	capw_fork(&r->w, pid, l->ppid);
-	s->maps = l->ninherited;
+	return (struct subject){ pid, p, said_of(r, pid, p) };
 }
 
-/* The mappings of pid not said yet, the inherited ones first; a file
- * whose mapping is said is kept in the build-id cache. */
-static void say_maps_depth(struct recorder *r, uint32_t pid, int depth)
+static void say_maps_depth(struct recorder *r, const struct subject *who, int depth);
+
+/* Says once that a process has its parent's mappings, rather than each of
+ * them: a child of a server with thousands of mappings would otherwise
+ * repeat them all.  The parent's are said first if they were not. */
+static void say_fork(struct recorder *r, const struct subject *who,
+		     const struct process_listing *l, int depth)
+{
+	struct subject parent;
+
+	if (who->s->maps || !l->ninherited || !l->parent || depth > 32)
+		return;
+	parent = (struct subject){ l->ppid, l->parent, said_of(r, l->ppid, l->parent) };
+	say_maps_depth(r, &parent, depth + 1);
+	if (parent.s->epoch != l->parent_epoch || parent.s->maps < l->ninherited)
+		return;
+	capw_fork(&r->w, who->pid, l->ppid);
+	who->s->maps = l->ninherited;
+}
+
+/* The mappings of a process not said yet, the inherited ones first; a
+ * file whose mapping is said is kept in the build-id cache. */
+static void say_maps_depth(struct recorder *r, const struct subject *who, int depth)
 {
 	struct process_listing l;
-	struct said *s;
+	struct said *s = who->s;
 
-	if (!processes_listing(r->procs, pid, &l))
-		return;
-	s = said_of(r, pid);
+	processes_listing(r->procs, who->p, &l);
 	if (s->epoch != l.epoch) {
 		s->epoch = l.epoch;
 		s->maps = 0;
 	}
-	say_fork(r, pid, s, &l, depth);
+	say_fork(r, who, &l, depth);
 	/* s stays valid: values are held by pointer, apart from the table. */
 	for (; s->maps < l.n; s->maps++)
-		write_map(r, pid, &l.maps[s->maps]);
+		write_map(r, who->pid, &l.maps[s->maps]);
 }
 
-bool recorder_process(struct recorder *r, uint32_t pid, const char *comm)
+static bool say_process(struct recorder *r, const struct subject *who, const char *comm)
 {
-	bool known = processes_sampled(r->procs, pid);
+	bool known = processes_sampled(r->procs, who->p);
 
-	say_maps_depth(r, pid, 0);
+	say_maps_depth(r, who, 0);
 	if (known)
 		return true;
 	recorder_loss(r, CAP_LOSS_PROC, 1);
@@ -250,9 +262,16 @@ bool recorder_process(struct recorder *r, uint32_t pid, const char *comm)
 		char shown[PROF_COMM_LEN + 1];
 		snprintf(shown, sizeof(shown), "%s", comm);
 		printable(shown, strlen(shown));
-		warnx("process %u (%s) exited before its mappings were known", pid, shown);
+		warnx("process %u (%s) exited before its mappings were known", who->pid, shown);
 	}
 	return false;
+}
+
+bool recorder_process(struct recorder *r, uint32_t pid, const char *comm)
+{
+	struct subject who = subject_of(r, pid);
+
+	return say_process(r, &who, comm);
 }
 
 /* A COMM record when a thread is first seen and whenever its name changes
@@ -284,39 +303,37 @@ static void write_jsym(void *ctx, uint64_t start, uint64_t size, const char *nam
 	capw_jsym(&c->r->w, c->pid, start, size, name, len);
 }
 
-/* The symbols of pid's perf map added since the file last said them. */
-static void say_perf_map(struct recorder *r, uint32_t pid)
+/* The symbols of a process's perf map added since the file last said
+ * them. */
+static void say_perf_map(struct recorder *r, const struct subject *who)
 {
-	struct said *s = said_of(r, pid);
-
-	processes_perf_map(r->procs, pid, &s->perf_map, &s->perf_map_read, write_jsym,
-			   &(struct jsym_ctx){ r, pid });
+	processes_perf_map(r->procs, who->p, &who->s->perf_map, &who->s->perf_map_read, write_jsym,
+			   &(struct jsym_ctx){ r, who->pid });
 }
 
-/* pid's cgroup, once a file. */
-static void say_cgroup(struct recorder *r, uint32_t pid)
+/* A process's cgroup, once a file. */
+static void say_cgroup(struct recorder *r, const struct subject *who)
 {
 	uint16_t trusted;
-	const char *path = processes_cgroup(r->procs, pid, &trusted); /* pid now known */
-	struct said *s = said_of(r, pid);
+	const char *path;
 
-	if (s->cgroup)
+	if (who->s->cgroup)
 		return;
-	s->cgroup = true;
-	if (path)
-		capw_cgroup(&r->w, pid, path, strlen(path), trusted);
+	who->s->cgroup = true;
+	if ((path = processes_cgroup(r->procs, who->p, &trusted)))
+		capw_cgroup(&r->w, who->pid, path, strlen(path), trusted);
 }
 
 /* What a thread's frames need: its name, and for user frames its
  * process's mappings and perf-map symbols. */
-static void note_frames_of(struct recorder *r, uint32_t pid, uint32_t tid, const char *comm,
-			   bool user)
+static void note_frames_of(struct recorder *r, const struct subject *who, uint32_t tid,
+			   const char *comm, bool user)
 {
 	if (user) {
-		recorder_process(r, pid, comm);
-		say_perf_map(r, pid);
+		say_process(r, who, comm);
+		say_perf_map(r, who);
 	}
-	note_thread(r, pid, tid, comm);
+	note_thread(r, who->pid, tid, comm);
 }
 
 void recorder_sample(struct recorder *r, const struct taken_sample *s)
@@ -333,12 +350,14 @@ void recorder_sample(struct recorder *r, const struct taken_sample *s)
 		.weight = s->weight,
 		.nwakers = k->nwakers < PROF_MAX_WAKERS ? k->nwakers : PROF_MAX_WAKERS,
 	};
+	struct subject who = subject_of(r, k->pid);
 
-	say_cgroup(r, k->pid);
-	note_frames_of(r, k->pid, k->tid, k->comm, k->ustack);
+	say_cgroup(r, &who);
+	note_frames_of(r, &who, k->tid, k->comm, k->ustack);
 	for (uint32_t i = 0; i < out.nwakers; i++) {
 		const struct waker *w = &k->wakers[i];
-		note_frames_of(r, w->pid, w->tid, w->comm, s->waker_ustack[i]);
+		struct subject waker = subject_of(r, w->pid);
+		note_frames_of(r, &waker, w->tid, w->comm, s->waker_ustack[i]);
 		out.waker[i] = (struct cap_waker){ w->pid, w->tid, s->waker_kstack[i],
 						   s->waker_ustack[i] };
 	}

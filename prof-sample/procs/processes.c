@@ -30,6 +30,7 @@ struct mapset {
 };
 
 struct process {
+	uint32_t pid;
 	struct mapset *inherited; /* its parent's at the fork, before maps[] */
 	uint32_t ppid;		  /* that parent, and who it was (generation's */
 	uint32_t parent_id;	  /* low half): the pid may have been reused */
@@ -104,13 +105,14 @@ void processes_free(struct processes *ps)
 		close(ps->tmp_dir);
 }
 
-static struct process *get(struct processes *ps, uint32_t pid)
+struct process *processes_get(struct processes *ps, uint32_t pid)
 {
 	bool created;
 	struct htab_entry *e = htab_upsert(ps->byid, &pid, sizeof(pid), &created);
 
 	if (created) {
 		struct process *p = e->val.p = xcalloc(1, sizeof(struct process));
+		p->pid = pid;
 		p->generation = p->epoch = ++ps->generations;
 	}
 	return e->val.p;
@@ -200,7 +202,7 @@ static struct process *find(struct processes *ps, uint32_t pid)
 
 void processes_mmap(struct processes *ps, uint32_t pid, const struct mapping *m)
 {
-	add(get(ps, pid), m);
+	add(processes_get(ps, pid), m);
 }
 
 struct proc_ctx {
@@ -230,7 +232,7 @@ static void from_proc(void *ctx, const struct mapping *m)
 
 void processes_fork(struct processes *ps, uint32_t ppid, uint32_t pid)
 {
-	struct process *parent = find(ps, ppid), *child = get(ps, pid);
+	struct process *parent = find(ps, ppid), *child = processes_get(ps, pid);
 	struct process from_proc_maps = { 0 };
 
 	/* Events come from one ring per CPU, so the child's own mmap events
@@ -278,7 +280,7 @@ void processes_exit(struct processes *ps, uint32_t pid)
 {
 	/* Created if unknown: its fork may still be on its way, and must
 	 * find it marked for reaping. */
-	struct process *p = get(ps, pid);
+	struct process *p = processes_get(ps, pid);
 
 	p->exited = true;
 	p->exit_interval = ps->interval;
@@ -314,12 +316,12 @@ static int open_perf_map(const struct processes *ps, uint32_t pid)
 	return fd;
 }
 
-void processes_perf_map(struct processes *ps, uint32_t pid, struct perf_map_cursor *cursor,
+void processes_perf_map(struct processes *ps, struct process *p, struct perf_map_cursor *cursor,
 			uint64_t *read_in, perf_map_add_fn *fn, void *ctx)
 {
-	struct process *p = find(ps, pid);
+	uint32_t pid = p->pid;
 
-	if (!p || !p->uid_known || p->perf_map_refused || *read_in == ps->interval + 1)
+	if (!p->uid_known || p->perf_map_refused || *read_in == ps->interval + 1)
 		return;
 	*read_in = ps->interval + 1;
 	uint64_t skipped = cursor->skipped;
@@ -341,40 +343,14 @@ void processes_perf_map(struct processes *ps, uint32_t pid, struct perf_map_curs
 	}
 }
 
-uint64_t processes_id(struct processes *ps, uint32_t pid)
+uint64_t processes_id(const struct process *p)
 {
-	struct process *p = find(ps, pid);
-
-	return p ? (uint32_t)p->generation : 0;
+	return (uint32_t)p->generation;
 }
 
-bool processes_listing(struct processes *ps, uint32_t pid, struct process_listing *l)
+/* Its mappings: processes_maps() of a record. */
+static const struct mapping *maps_of(struct process *p, size_t *n, uint64_t *generation)
 {
-	struct process *p = find(ps, pid), *parent;
-
-	if (!p)
-		return false;
-	l->maps = processes_maps(ps, pid, &l->n, &(uint64_t){ 0 });
-	l->ninherited = p->ninherited <= l->n ? p->ninherited : 0;
-	l->epoch = p->epoch;
-	l->ppid = 0;
-	parent = p->ppid && p->ninherited ? find(ps, p->ppid) : NULL;
-	if (parent && parent != p && (uint32_t)parent->generation == p->parent_id &&
-	    parent->epoch == p->parent_epoch) {
-		l->ppid = p->ppid;
-		l->parent_epoch = parent->epoch;
-	}
-	return true;
-}
-
-const struct mapping *processes_maps(struct processes *ps, uint32_t pid, size_t *n,
-				     uint64_t *generation)
-{
-	struct htab_entry *e = htab_find(ps->byid, &pid, sizeof(pid));
-	struct process *p = e ? e->val.p : NULL;
-
-	if (!p)
-		return NULL;
 	/* Nothing of its own: its parent's mappings, as its siblings have
 	 * them. */
 	if (p->inherited && !p->n) {
@@ -386,6 +362,31 @@ const struct mapping *processes_maps(struct processes *ps, uint32_t pid, size_t 
 	*n = p->n;
 	*generation = p->generation;
 	return p->maps;
+}
+
+void processes_listing(struct processes *ps, struct process *p, struct process_listing *l)
+{
+	struct process *parent;
+
+	l->maps = maps_of(p, &l->n, &(uint64_t){ 0 });
+	l->ninherited = p->ninherited <= l->n ? p->ninherited : 0;
+	l->epoch = p->epoch;
+	l->parent = NULL;
+	parent = p->ppid && p->ninherited ? find(ps, p->ppid) : NULL;
+	if (parent && parent != p && (uint32_t)parent->generation == p->parent_id &&
+	    parent->epoch == p->parent_epoch) {
+		l->parent = parent;
+		l->ppid = p->ppid;
+		l->parent_epoch = parent->epoch;
+	}
+}
+
+const struct mapping *processes_maps(struct processes *ps, uint32_t pid, size_t *n,
+				     uint64_t *generation)
+{
+	struct process *p = find(ps, pid);
+
+	return p ? maps_of(p, n, generation) : NULL;
 }
 
 /* Once: a process moved later keeps the cgroup it was first seen in.
@@ -402,18 +403,16 @@ static void read_cgroup(struct processes *ps, struct process *p, uint32_t pid)
 		p->cgroup_trusted = cgroup_trust_names(ps->cgroups, p->cgroup, strlen(p->cgroup));
 }
 
-const char *processes_cgroup(struct processes *ps, uint32_t pid, uint16_t *trusted)
+const char *processes_cgroup(struct processes *ps, struct process *p, uint16_t *trusted)
 {
-	struct process *p = get(ps, pid);
-
-	read_cgroup(ps, p, pid);
+	read_cgroup(ps, p, p->pid);
 	*trusted = p->cgroup_trusted;
 	return p->cgroup;
 }
 
-bool processes_sampled(struct processes *ps, uint32_t pid)
+bool processes_sampled(struct processes *ps, struct process *p)
 {
-	struct process *p = get(ps, pid);
+	uint32_t pid = p->pid;
 	bool from_maps;
 
 	p->sampled_interval = ps->interval + 1;
@@ -437,7 +436,7 @@ bool processes_sampled(struct processes *ps, uint32_t pid)
 
 void processes_snapshot(struct processes *ps, uint32_t pid)
 {
-	struct process *p = get(ps, pid);
+	struct process *p = processes_get(ps, pid);
 
 	p->uid_known = perf_map_owner(pid, &p->uid);
 	p->snapshot = proc_maps_read(pid, from_proc_raw, &(struct proc_ctx){ ps, p, pid });

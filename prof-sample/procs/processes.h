@@ -44,41 +44,48 @@ void processes_fork(struct processes *ps, uint32_t ppid, uint32_t pid);
 /* The process exited during the current drain interval. */
 void processes_exit(struct processes *ps, uint32_t pid);
 
-/* Called for every sampled pid before its samples are written: the first
- * time, readies every mapping known (their build-ids), reading /proc for
- * processes that predate the capture.  Returns false if nothing at all is
- * known. */
-bool processes_sampled(struct processes *ps, uint32_t pid);
+/* The record of the process now under pid, made empty if there is none:
+ * what the functions below are asked about.  It stays valid until
+ * processes_reap() or processes_forget_gone(). */
+struct process;
+struct process *processes_get(struct processes *ps, uint32_t pid);
+
+/* Called for every sampled process before its samples are written: the
+ * first time, readies every mapping known (their build-ids), reading
+ * /proc for processes that predate the capture.  Returns false if nothing
+ * at all is known. */
+bool processes_sampled(struct processes *ps, struct process *p);
 
 /* A sampled process's mappings as a capture tells them: in the order they
  * were learnt, the first ninherited its parent's at the fork.  The list
  * only grows while epoch stays the same (a new process under the pid, or
- * a fork seen after the child's samples, gives another).  ppid is that
- * parent while it is still the process that forked, with its own list
+ * a fork seen after the child's samples, gives another).  parent is the
+ * process that forked it while it is still under ppid, with its own list
  * still beginning with the inherited ones (parent_epoch is its epoch),
- * else 0. */
+ * else NULL. */
 struct process_listing {
 	const struct mapping *maps;
 	size_t n, ninherited;
 	uint64_t epoch;
+	struct process *parent;
 	uint32_t ppid;
 	uint64_t parent_epoch;
 };
-bool processes_listing(struct processes *ps, uint32_t pid, struct process_listing *l);
+void processes_listing(struct processes *ps, struct process *p, struct process_listing *l);
 
-/* A number that only the process now known under pid has (0: none
- * known), for what is kept of it elsewhere: PIDs are reused. */
-uint64_t processes_id(struct processes *ps, uint32_t pid);
+/* A number that only this process has (not 0), for what is kept of it
+ * elsewhere: PIDs are reused. */
+uint64_t processes_id(const struct process *p);
 
-/* pid's cgroup v2 path, read when prof-sample first met the process or
- * now, and how many of its names the host made (checked then); NULL if
+/* Its cgroup v2 path, read when prof-sample first met the process or now,
+ * and how many of its names the host made (checked then); NULL if
  * unknown. */
-const char *processes_cgroup(struct processes *ps, uint32_t pid, uint16_t *trusted);
+const char *processes_cgroup(struct processes *ps, struct process *p, uint16_t *trusted);
 
-/* Reads the symbols of pid's perf map added since *cursor, calling fn
- * with each (name is not NUL-terminated); at most once per drain interval
- * for a cursor, whose last reading *read_in notes. */
-void processes_perf_map(struct processes *ps, uint32_t pid, struct perf_map_cursor *cursor,
+/* Reads the symbols of its perf map added since *cursor, calling fn with
+ * each (name is not NUL-terminated); at most once per drain interval for
+ * a cursor, whose last reading *read_in notes. */
+void processes_perf_map(struct processes *ps, struct process *p, struct perf_map_cursor *cursor,
 			uint64_t *read_in, perf_map_add_fn *fn, void *ctx);
 
 /* Reads the mappings of a process running, or of all, from /proc: called

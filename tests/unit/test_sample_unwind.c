@@ -97,7 +97,7 @@ __attribute__((noinline)) static int descend(struct snapshot *s, int depth)
 static void unwind_fixture_init(struct fixture *f)
 {
 	fixture_init(f);
-	processes_sampled(&f->ps, (uint32_t)getpid());
+	processes_sampled(&f->ps, processes_get(&f->ps, (uint32_t)getpid()));
 	mapped_files_poll(&f->files, 5000);
 	f->elves = elf_files_new(&f->files);
 	f->u = unwinder_new(&f->ps, f->elves);
