@@ -72,6 +72,7 @@ static __always_inline void end_block(struct task_struct *next, __u64 now)
 	key->kind = PROF_OFF_CPU;
 	key->kstack = b->kstack;
 	key->ustack = b->ustack;
+	stamp(key, now, weight);
 	if (wakeup_depth)
 		add_wakers(next, key, b->start);
 	b->start = 0;

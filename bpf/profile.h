@@ -47,6 +47,12 @@ struct sample_key {
 	__u32 tid;
 	__u64 kstack; /* hash of the kernel stack, 0 if none */
 	__u64 ustack; /* hash of the user stack, 0 if none */
+	/* When, to the capture's time resolution (stamp()): the slot of
+	 * bpf_ktime_get_ns() / slot_ns the sample was taken or the block
+	 * ended in, and for a block how many slots before that it began. */
+	__u64 slot;
+	__u32 span;
+	__u32 pad;
 	char comm[PROF_COMM_LEN];
 	__u32 kind;    /* enum prof_kind */
 	__u32 nwakers; /* off-CPU with --wakeups: wakers, nearest first */
@@ -123,6 +129,13 @@ enum prof_counter {
  * sample in the BPF program against 8.5 us for 8 KiB, which is 0.2% of a
  * CPU at 99 Hz. */
 #define PROF_DEFAULT_STACK_COPY 32768
+/* The capture's default time resolution: FlameScope's heatmap rows are
+ * 20 ms at 50 per second; this is twice as fine. */
+#define PROF_DEFAULT_SLOT_NS 10000000ull
+/* Distinct (thread, stacks, slot of time) per interval the count maps hold
+ * by default: 400 threads blocking on a 2-CPU host (perf bench sched
+ * messaging -g 10) fill 60,000 at 10 ms. */
+#define PROF_DEFAULT_COUNTS 131072
 #define PROF_PAGE 4096
 
 /* Set when regs hold user registers (not for kernel threads). */
@@ -141,7 +154,8 @@ struct raw_sample {
 	__u32 kind;	  /* enum prof_kind */
 	__u64 weight;	  /* off-CPU: nanoseconds switched out */
 	__u32 nwakers;
-	__u32 reserved;
+	__u32 span;	  /* sample_key's: when */
+	__u64 slot;
 	struct waker wakers[PROF_MAX_WAKERS];
 	__u64 regs[PROF_NR_UREGS];
 	__u64 kstack[PROF_MAX_STACK];

@@ -80,7 +80,8 @@ static __always_inline struct raw_sample *new_raw(struct sample_key *key, __u64 
 	rs->kind = key->kind;
 	rs->weight = weight;
 	rs->nwakers = key->nwakers;
-	rs->reserved = 0;
+	rs->slot = key->slot;
+	rs->span = key->span;
 	__builtin_memcpy(rs->wakers, key->wakers, sizeof(rs->wakers));
 	rs->py.status = PY_NOT_PYTHON;
 	rs->py.nframes = rs->py.nanchors = rs->py.nnew = 0;

@@ -47,10 +47,14 @@ struct {
 		__type(value, struct stack_trace);                         \
 	} name SEC(".maps")
 
+/* Not preallocated: with samples dated to 10 ms, a busy host's blocks fill
+ * many times the entries they did per interval, and a bound that holds
+ * them would cost every capture its memory up front. */
 #define COUNT_MAP(name)                                                    \
 	struct {                                                           \
 		__uint(type, BPF_MAP_TYPE_HASH);                           \
-		__uint(max_entries, 16384);                                \
+		__uint(map_flags, BPF_F_NO_PREALLOC);                      \
+		__uint(max_entries, PROF_DEFAULT_COUNTS);                  \
 		__type(key, struct sample_key);                            \
 		__type(value, struct sample_value);                        \
 	} name SEC(".maps")
@@ -131,6 +135,19 @@ static __always_inline int record(void *ctx, void *stacks, void *counts, struct 
 	if (user_stacks)
 		key->ustack = store_stack(ctx, stacks, false, PROF_LOST_USTACK, SLOT_NMI);
 	return count_key(counts, key, 0);
+}
+
+/* The capture's time resolution, in nanoseconds. */
+const volatile __u64 slot_ns = PROF_DEFAULT_SLOT_NS;
+
+/* Dates a sample taken at now, or a block of weight nanoseconds that ended
+ * at now. */
+static __always_inline void stamp(struct sample_key *key, __u64 now, __u64 weight)
+{
+	__u64 began = weight < now ? now - weight : 0;
+
+	key->slot = now / slot_ns;
+	key->span = (__u32)(key->slot - began / slot_ns);
 }
 
 /* A zeroed key from the per-CPU scratch. */

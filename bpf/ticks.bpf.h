@@ -111,6 +111,7 @@ static __always_inline void charge_pending_tick(void *ctx, __u64 now)
 	key->pid = id >> 32;
 	key->tid = (__u32)id;
 	bpf_get_current_comm(key->comm, sizeof(key->comm));
+	stamp(key, due, 0);
 	count(PROF_SEEN);
 	count(PROF_LATE_TICKS);
 	/* Held, as the stacks of blocks taken here are: prof-sample leaves out
@@ -145,6 +146,7 @@ static __always_inline bool wanted(struct bpf_perf_event_data *ctx, struct sampl
 	}
 	count(PROF_SEEN);
 	bpf_get_current_comm(key->comm, sizeof(key->comm));
+	stamp(key, bpf_ktime_get_ns(), 0);
 	return true;
 }
 

@@ -140,6 +140,7 @@ static __always_inline void cut(struct task_struct *t, __u64 now)
 		return;
 	weight = now - b->start;
 	b->start = now;
+	stamp(key, now, weight);
 	key->pid = BPF_CORE_READ(t, tgid);
 	key->tid = BPF_CORE_READ(t, pid);
 	BPF_CORE_READ_STR_INTO(&key->comm, t, comm);

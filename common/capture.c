@@ -216,6 +216,7 @@ void capw_info(struct cap_writer *w, const struct cap_info *in)
 	put_u64(w, in->max_block_ns);
 	put_u32(w, in->states);
 	put_u32(w, in->wakeup_depth);
+	put_u64(w, in->time_resolution_ns);
 	finish(w, CAP_INFO);
 }
 
@@ -283,6 +284,7 @@ void capw_sample(struct cap_writer *w, const struct cap_sample *s)
 		put_u32(w, s->waker[i].kstack);
 		put_u32(w, s->waker[i].ustack);
 	}
+	put_u64(w, s->begin_ns);
 	finish(w, CAP_SAMPLE);
 }
 
@@ -479,6 +481,7 @@ static bool decode(struct cap_record *rec)
 			i->states = (uint32_t)get(&c, 4);
 			i->wakeup_depth = (uint32_t)get(&c, 4);
 		}
+		i->time_resolution_ns = more(&c) ? get(&c, 8) : 0;
 		break;
 	}
 	case CAP_COMM:
@@ -543,6 +546,9 @@ static bool decode(struct cap_record *rec)
 				s->waker[i].ustack = (uint32_t)get(&c, 4);
 			}
 		}
+		s->begin_ns = more(&c) ? get(&c, 8) : s->time_ns;
+		if (s->begin_ns > s->time_ns)
+			return false;
 		break;
 	}
 	case CAP_LOSS:

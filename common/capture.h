@@ -11,7 +11,7 @@
 
 #define CAP_MAGIC "PROFCAP"	/* 8 bytes with its NUL */
 #define CAP_MAJOR 1
-#define CAP_MINOR 6
+#define CAP_MINOR 7
 #define CAP_HEADER_SIZE 16
 #define CAP_RECORD_HEADER 8
 #define CAP_MAX_PAYLOAD (16u << 20)
@@ -105,6 +105,9 @@ struct cap_info {
 	uint64_t min_block_ns, max_block_ns;
 	uint32_t states; /* CAP_STATE_* */
 	uint32_t wakeup_depth;
+	/* 1.7: what SAMPLE times are dated to; 0 (before 1.7): the drain
+	 * interval. */
+	uint64_t time_resolution_ns;
 };
 
 /* Task states whose blocks an off-CPU capture counts. */
@@ -158,6 +161,9 @@ struct cap_sample {
 	uint64_t weight;
 	uint32_t nwakers;
 	struct cap_waker waker[CAP_MAX_WAKERS]; /* the nearest first */
+	/* 1.7: the start of the time they were taken in (blocks: began in),
+	 * as time_ns its end; before 1.7, time_ns. */
+	uint64_t begin_ns;
 };
 
 struct cap_loss {

@@ -105,6 +105,7 @@ static void configure(struct profile_bpf *skel, const struct options *o,
 	skel->rodata->kernel_stacks = o->kernel;
 	skel->rodata->user_stacks = o->user;
 	skel->rodata->stack_copy_size = o->stack_size;
+	skel->rodata->slot_ns = o->time_resolution_ns;
 	bpf_program__set_autoload(skel->progs.follow_fork, follow);
 	bpf_program__set_autoload(skel->progs.command_exec, follow);
 	bpf_program__set_autoload(skel->progs.forget_exit, skel->rodata->filter_pids);

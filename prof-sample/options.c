@@ -71,10 +71,12 @@ static const char usage[] =
 	"Capture:\n"
 	"  -o, --output FILE        write to FILE instead of stdout\n"
 	"      --interval SECS      drain and flush every SECS (default 1)\n"
+	"      --time-resolution TIME  date samples and blocks to TIME (default 10ms;\n"
+	"                           1ms to 1s; coarser keeps the capture smaller)\n"
 	"      --stack-storage-size N  distinct stacks per interval, with --unwind=fp\n"
 	"                           or --kernel-only (default 16384)\n"
-	"      --count-storage-size N  distinct samples per interval, the same\n"
-	"                           (default 16384)\n"
+	"      --count-storage-size N  distinct samples per interval and slot of\n"
+	"                           time (default 131072, memory as used)\n"
 	"      --keep-stack-bytes   with --unwind=dwarf, also write each sample's\n"
 	"                           registers and stack bytes (RAWSTACK records)\n"
 	"      --no-python          with --unwind=dwarf, show the interpreter's frames\n"
@@ -202,6 +204,7 @@ void options_parse(int argc, char **argv, struct options *o)
 		OPT_ROTATE,
 		OPT_KEEP,
 		OPT_TABLE_ROWS,
+		OPT_TIME_RESOLUTION,
 	};
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
@@ -216,6 +219,7 @@ void options_parse(int argc, char **argv, struct options *o)
 		{ "idle", no_argument, NULL, OPT_IDLE },
 		{ "output", required_argument, NULL, 'o' },
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "time-resolution", required_argument, NULL, OPT_TIME_RESOLUTION },
 		{ "stack-storage-size", required_argument, NULL, OPT_STACKS },
 		{ "count-storage-size", required_argument, NULL, OPT_COUNTS },
 		{ "unwind", required_argument, NULL, OPT_UNWIND },
@@ -248,11 +252,11 @@ void options_parse(int argc, char **argv, struct options *o)
 	int c;
 
 	*o = (struct options){ .freq = 99, .interval = 1.0, .user = true, .kernel = true,
-			       .dwarf = UNWIND_SUPPORTED, .stack_entries = 16384, .count_entries = 16384,
+			       .dwarf = UNWIND_SUPPORTED, .stack_entries = 16384, .count_entries = PROF_DEFAULT_COUNTS,
 			       .stack_size = PROF_DEFAULT_STACK_COPY, .build_id_cache = true,
 			       .table_rows = KERNEL_TABLES_ROWS,
 			       .build_id_cache_size = 2ull << 30, .on_cpu = true,
-			       .min_block_ns = 1000,
+			       .min_block_ns = 1000, .time_resolution_ns = PROF_DEFAULT_SLOT_NS,
 			       .states = CAP_STATE_SLEEPING | CAP_STATE_UNINTERRUPTIBLE };
 	bool stack_size_set = false, storage_set = false, dwarf_asked = false, rows_set = false;
 	bool block_options = false, wall = false, off_only = false;
@@ -394,6 +398,12 @@ void options_parse(int argc, char **argv, struct options *o)
 			o->wakeup_depth = (uint32_t)parse_count(optarg, "wakeup depth", 1,
 								PROF_MAX_WAKERS);
 			block_options = true;
+			break;
+		case OPT_TIME_RESOLUTION:
+			o->time_resolution_ns = parse_time(optarg, "time resolution");
+			if (o->time_resolution_ns < 1000000 || o->time_resolution_ns > 1000000000)
+				errx(EXIT_USAGE, "--time-resolution: '%s' is not between 1ms and 1s",
+				     optarg);
 			break;
 		case OPT_ROTATE:
 			o->rotate = (uint32_t)parse_count(optarg, "rotation period (seconds)", 1,

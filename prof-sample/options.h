@@ -35,6 +35,7 @@ struct options {
 	/* What is recorded: on-CPU samples, off-CPU time, or both (--wall). */
 	bool on_cpu, off_cpu;
 	uint64_t min_block_ns, max_block_ns; /* 0: no maximum */
+	uint64_t time_resolution_ns;	     /* samples' slots */
 	uint32_t states;		     /* CAP_STATE_* */
 	uint32_t wakeup_depth;		     /* 0 without --wakeups */
 	uint32_t rotate;		     /* --rotate SECS, or 0 */

@@ -28,6 +28,8 @@ struct recorder {
 	struct processes *procs;
 	struct build_id_cache *cache; /* keeps the files MAP records name; NULL: none */
 	bool verbose;
+	uint64_t clock_start_ns; /* CLOCK_MONOTONIC at the file's start */
+	uint64_t resolution_ns;	 /* of the samples' slots; 0: none */
 	/* What the file being written has said, each thing once: */
 	struct htab *stacks;	/* stack key -> capture stack id */
 	struct htab *threads;	/* tid -> last name written */
@@ -101,8 +103,10 @@ void recorder_keep_files(struct recorder *r, struct build_id_cache *cache)
 	r->cache = cache;
 }
 
-void recorder_info(struct recorder *r, const struct cap_info *info)
+void recorder_info(struct recorder *r, const struct cap_info *info, uint64_t clock_start_ns)
 {
+	r->clock_start_ns = clock_start_ns;
+	r->resolution_ns = info->time_resolution_ns;
 	capw_info(&r->w, info);
 }
 
@@ -336,6 +340,24 @@ static void note_frames_of(struct recorder *r, const struct subject *who, uint32
 	note_thread(r, who->pid, tid, comm);
 }
 
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* Where the slot of k lies in the file, as times since its start: the end
+ * no later than the drain that took the samples, the start no earlier
+ * than the file's (a block may have begun in the file before). */
+static void date(const struct recorder *r, const struct sample_key *k, uint64_t drained_ns,
+		 struct cap_sample *out)
+{
+	uint64_t res = r->resolution_ns, t0 = r->clock_start_ns;
+	uint64_t end = (k->slot + 1) * res, begin = (k->slot - min_u64(k->span, k->slot)) * res;
+
+	out->time_ns = !res ? drained_ns : end > t0 ? min_u64(end - t0, drained_ns) : 0;
+	out->begin_ns = !res ? drained_ns : begin > t0 ? min_u64(begin - t0, out->time_ns) : 0;
+}
+
 void recorder_sample(struct recorder *r, const struct taken_sample *s)
 {
 	const struct sample_key *k = s->key;
@@ -345,13 +367,13 @@ void recorder_sample(struct recorder *r, const struct taken_sample *s)
 		.kstack = s->kstack,
 		.ustack = s->ustack,
 		.count = s->count,
-		.time_ns = s->time_ns,
 		.kind = k->kind == PROF_OFF_CPU ? CAP_OFF_CPU : CAP_ON_CPU,
 		.weight = s->weight,
 		.nwakers = k->nwakers < PROF_MAX_WAKERS ? k->nwakers : PROF_MAX_WAKERS,
 	};
 	struct subject who = subject_of(r, k->pid);
 
+	date(r, k, s->time_ns, &out);
 	say_cgroup(r, &who);
 	note_frames_of(r, &who, k->tid, k->comm, k->ustack);
 	for (uint32_t i = 0; i < out.nwakers; i++) {

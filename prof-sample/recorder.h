@@ -41,7 +41,7 @@ struct build_id_cache;
  * now on (NULL: none). */
 void recorder_keep_files(struct recorder *r, struct build_id_cache *cache);
 
-void recorder_info(struct recorder *r, const struct cap_info *info);
+void recorder_info(struct recorder *r, const struct cap_info *info, uint64_t clock_start_ns);
 
 /* The capture id of the stack stored under key (prof_stack_key()), its
  * STACK record (and its kernel frames' KSYM records) written the first

@@ -159,7 +159,9 @@ static void write_info(struct session *s)
 				      .max_block_ns = o->off_cpu ? o->max_block_ns : 0,
 				      .states = o->off_cpu ? o->states : 0,
 				      .wakeup_depth = o->off_cpu ? o->wakeup_depth : 0,
-			      });
+				      .time_resolution_ns = o->time_resolution_ns,
+			      },
+		      s->file_start_ns);
 }
 
 /* The mappings of the processes already running, while prof-sample may

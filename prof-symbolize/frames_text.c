@@ -22,11 +22,12 @@ struct frames_text {
 	 * (locking, a strlen each) were a fifth of the time on captures of
 	 * one-frame stacks. */
 	struct buf text;
-	bool demangle, lines, cgroup;
+	bool demangle, lines, cgroup, each_sample;
 	bool flushed_once;
-	uint64_t last_time; /* of the last sample written, to flush per interval */
+	uint64_t flushed_at; /* the time of the sample that last flushed */
+	uint64_t last_time;  /* of the last sample written */
 	/* Its event line's start, "COMM PID/TID SECS.USECS:", for the run of
-	 * samples of one thread in one interval that usually follows. */
+	 * samples of one thread at one time that usually follows. */
 	struct buf event;
 	uint32_t event_pid, event_tid;
 	uint64_t event_comms; /* s->comms then: the name it has is the same */
@@ -41,6 +42,12 @@ struct stack_text {
 
 /* Written out when this much is held, between samples. */
 #define TEXT_FLUSH (1u << 16)
+#define FLUSH_EVERY_NS 1000000000u
+/* --each-sample's lines for one record at most: a record of a real
+ * capture stands for the samples of one thread and stacks in one slot of
+ * time (a few, or thousands of blocks); a forged count must not make
+ * the output endless. */
+#define EACH_SAMPLE_MAX (1u << 20)
 
 /* Most stack text cached; stacks past it are formatted at each use.  A
  * stack's text is cached per process state (pid, mappings), and how many
@@ -317,9 +324,15 @@ static void text_sample(struct sink *k, struct symbolizer *s, const struct cap_s
 	const char *event = smp->kind == CAP_OFF_CPU ? EVENT_OFF_CPU : EVENT_ON_CPU;
 	struct buf *b = &t->text;
 
-	/* Output is written in blocks (64 KiB) for speed, and flushed at each
-	 * new drain interval so a live pipeline sees every interval at once. */
-	if (t->flushed_once && smp->time_ns != t->last_time) {
+	/* Output is written in blocks (64 KiB) for speed, and flushed when a
+	 * sample is a second of the capture's time past the one that last
+	 * flushed, so that a live pipeline sees each drain interval (1 s by
+	 * default) as the next one comes, and a flush is not made per sample:
+	 * the samples of one interval come in no order of time. */
+	if (!t->flushed_once) {
+		t->flushed_at = smp->time_ns;
+	} else if (smp->time_ns >= t->flushed_at + FLUSH_EVERY_NS) {
+		t->flushed_at = smp->time_ns;
 		text_write(t);
 		fflush(t->out);
 	} else if (b->len >= TEXT_FLUSH) {
@@ -340,23 +353,32 @@ static void text_sample(struct sink *k, struct symbolizer *s, const struct cap_s
 	}
 	t->flushed_once = true;
 	t->last_time = smp->time_ns;
-	buf_add(b, t->event.p, t->event.len);
-	buf_dec(b, count, 0);
-	buf_add(b, " ", 1);
-	buf_add(b, event, strlen(event));
-	buf_add(b, ":", 1);
-	/* Where perf script -F +cgroup writes it; only when asked, as
-	 * there, since stackcollapse-perf.pl reads the count and event
-	 * only at the end of the line. */
-	if (cgroup) {
+	/* --each-sample: count shared out over the samples, the remainder to
+	 * the first; a record's lines are bounded, the last taking the rest. */
+	uint64_t n = t->each_sample && smp->count > 1 ? smp->count : 1;
+	if (n > EACH_SAMPLE_MAX)
+		n = EACH_SAMPLE_MAX;
+	for (uint64_t i = 0; i < n; i++) {
+		buf_add(b, t->event.p, t->event.len);
+		buf_dec(b, n == 1 ? count : count / n + (i == 0 ? count % n : 0), 0);
 		buf_add(b, " ", 1);
-		buf_clean(b, cgroup, strlen(cgroup));
+		buf_add(b, event, strlen(event));
+		buf_add(b, ":", 1);
+		/* Where perf script -F +cgroup writes it; only when asked, as
+		 * there, since stackcollapse-perf.pl reads the count and event
+		 * only at the end of the line. */
+		if (cgroup) {
+			buf_add(b, " ", 1);
+			buf_clean(b, cgroup, strlen(cgroup));
+		}
+		buf_add(b, "\n", 1);
+		put_stack(t, s, smp->pid, smp->kstack, true);
+		put_stack(t, s, smp->pid, smp->ustack, false);
+		write_wakers(t, s, smp);
+		buf_add(b, "\n", 1);
+		if (b->len >= TEXT_FLUSH)
+			text_write(t);
 	}
-	buf_add(b, "\n", 1);
-	put_stack(t, s, smp->pid, smp->kstack, true);
-	put_stack(t, s, smp->pid, smp->ustack, false);
-	write_wakers(t, s, smp);
-	buf_add(b, "\n", 1);
 }
 
 static void text_unit(struct sink *k, struct symbolizer *s, const struct cap_info *info)
@@ -407,6 +429,7 @@ struct sink *frames_text_new(FILE *out, const struct symbolize_opts *opt)
 	t->demangle = opt->demangle;
 	t->lines = opt->lines;
 	t->cgroup = opt->cgroup;
+	t->each_sample = opt->each_sample;
 	setvbuf(out, NULL, _IOFBF, 1 << 16);
 	frames_header_write(out);
 	return &t->sink;

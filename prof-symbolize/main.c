@@ -34,6 +34,9 @@ static const char usage[] =
 	"      --no-demangle      print C++ and Rust symbols as they are mangled\n"
 	"      --cgroup           end each event line with its process's cgroup, as\n"
 	"                         perf script -F +cgroup (for prof-fold --cgroup)\n"
+	"      --each-sample      an event line for each sample (each block), as\n"
+	"                         perf script prints them, for readers that count\n"
+	"                         lines, such as FlameScope\n"
 	"      --sysroot DIR      look for the capture's files under DIR\n"
 	"      --debug-dir DIR    look for separate debug files under DIR too\n"
 	"                         (DIR/.build-id/xx/yyyy.debug, DIR/PATH/debuglink)\n"
@@ -69,6 +72,7 @@ enum {
 	OPT_NO_DEBUGINFOD,
 	OPT_BUILD_IDS,
 	OPT_CGROUP,
+	OPT_EACH_SAMPLE,
 	OPT_BARE_UNRESOLVED,
 };
 
@@ -87,6 +91,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "build-ids", no_argument, NULL, OPT_BUILD_IDS },
 		{ "bare-unresolved", no_argument, NULL, OPT_BARE_UNRESOLVED },
 		{ "cgroup", no_argument, NULL, OPT_CGROUP },
+		{ "each-sample", no_argument, NULL, OPT_EACH_SAMPLE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -133,6 +138,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_CGROUP:
 			o->sym.cgroup = true;
+			break;
+		case OPT_EACH_SAMPLE:
+			o->sym.each_sample = true;
 			break;
 		case OPT_BUILD_IDS:
 			o->build_ids = true;

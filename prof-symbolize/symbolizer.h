@@ -26,6 +26,7 @@ struct symbolize_opts {
 	bool inline_frames, lines; /* --inline, --lines */
 	bool demangle;		   /* false with --no-demangle */
 	bool cgroup;		   /* --cgroup: event lines end in the cgroup */
+	bool each_sample;	   /* --each-sample: a line per sample, count 1 */
 	bool debuginfod;	   /* ask debuginfod when DEBUGINFOD_URLS is set */
 	bool bare_unresolved;	   /* pprof: unresolved locations without a function */
 };

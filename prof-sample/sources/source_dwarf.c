@@ -139,6 +139,8 @@ static int on_sample(void *ctx, void *data, size_t size)
 	a.key.tid = rs->tid;
 	memcpy(a.key.comm, rs->comm, sizeof(a.key.comm));
 	a.key.kind = rs->kind;
+	a.key.slot = rs->slot;
+	a.key.span = rs->span;
 	a.key.nwakers = rs->nwakers < PROF_MAX_WAKERS ? rs->nwakers : PROF_MAX_WAKERS;
 	memcpy(a.key.wakers, rs->wakers, a.key.nwakers * sizeof(a.key.wakers[0]));
 	stack_len = rs->stack_len <= size - PROF_RAW_HEADER ? rs->stack_len

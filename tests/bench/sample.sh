@@ -5,7 +5,9 @@
 # the 32 KiB prof-sample copies) then perf script, system-wide on a busy
 # host, at 99 and 999 Hz: the profiler's own CPU seconds (perf's with perf
 # script, where it unwinds), peak RSS, bytes written per sample, samples
-# dropped, and what the build-id cache stored and what it took.  Then the
+# dropped, and what the build-id cache stored and what it took (and the
+# default dated to 1 s slots instead of 10 ms: what the time resolution
+# costs in bytes).  Then the
 # BPF program's run time per sample, and a service's throughput under each.
 #
 # The busy host: Debian's python3.11 in a JSON and regex loop on one CPU, and
@@ -61,16 +63,17 @@ row() {
 row "profiler (${SECS} s, system-wide, busy)" "own CPU s" "peak RSS" "bytes/smpl" "samples" \
 	"dropped" "build-id cache"
 for hz in 99 999; do
-	for mode in default fp; do
+	for mode in default coarse fp; do
 		busy
 		args=(-q -F "$hz" -d "$SECS" -o "$TMP/cap.prof")
 		[ "$mode" = fp ] && args+=(--unwind=fp -N)
 		[ "$mode" = default ] && args+=(-v)
+		[ "$mode" = coarse ] && args+=(-v --time-resolution 1s)
 		rm -rf "$TMP/cache"
 		read -r cpu rss < <(PROF_BUILD_ID_DIR=$TMP/cache cpu_rss "$BIN/prof-sample" "${args[@]}")
 		cache=$(sed -nE 's/.*build-id cache: ([0-9]+) file\(s\) stored \(([0-9]+) KiB in ([0-9]+) ms\).*/\1 files, \2 KiB, \3 ms/p' "$TMP/stderr")
 		read -r taken lost < <(capture_totals "$TMP/cap.prof")
-		row "prof-sample $([ "$mode" = fp ] && echo "--unwind=fp ")-F $hz" "$cpu" "$rss" \
+		row "prof-sample $([ "$mode" = fp ] && echo "--unwind=fp ")$([ "$mode" = coarse ] && echo "--time-resolution 1s ")-F $hz" "$cpu" "$rss" \
 			"$(printf '%.1f' "$(echo "$(stat -c %s "$TMP/cap.prof") / $taken" | bc -l)")" \
 			"$taken" "$lost" "${cache:--}"
 		wait

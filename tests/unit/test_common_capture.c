@@ -22,7 +22,8 @@ static void write_sample_capture(void)
 					  .event = cap_cstr("cpu-clock"),
 					  .hostname = cap_cstr("host"),
 					  .release = cap_cstr("6.1.0"),
-					  .boot_id = cap_cstr("b") });
+					  .boot_id = cap_cstr("b"),
+					  .time_resolution_ns = 10000000 });
 	capw_comm(&w, 10, 11, "worker 1");
 	capw_map(&w, &(struct cap_map){ .pid = 10, .start = 0x1000, .end = 0x2000,
 					.pgoff = 0x3000, .dev = 0x801, .inode = 42,
@@ -31,9 +32,10 @@ static void write_sample_capture(void)
 	capw_ksym(&w, 0xffffffff81000000ull, 0xffffffff81000100ull, "do_thing", "");
 	capw_stack(&w, 7, 3, ips);
 	capw_sample(&w, &(struct cap_sample){ .pid = 10, .tid = 11, .kstack = 7, .ustack = 0,
-					      .count = 5, .time_ns = 1000000000 });
+					      .count = 5, .time_ns = 1000000000,
+					      .begin_ns = 990000000 });
 	capw_sample(&w, &(struct cap_sample){ .pid = 10, .tid = 12, .kstack = 7, .count = 2,
-					      .time_ns = 3, .kind = CAP_OFF_CPU,
+					      .time_ns = 3, .begin_ns = 1, .kind = CAP_OFF_CPU,
 					      .weight = 123456789, .nwakers = 2,
 					      .waker = { { 20, 21, 7, 0 }, { 0, 0, 7, 0 } } });
 	capw_loss(&w, CAP_LOSS_USTACK, 3);
@@ -60,8 +62,8 @@ TEST(header_bytes_match_the_spec)
 	CHECK_INT(buf[8], 1);  /* major, little-endian */
 	CHECK_INT(buf[9], 0);
 	/* minor: 1 RAWSTACK, 2 FORK, 3 off-CPU, 4 CGROUP, 5 MAP owner and
-	 * CGROUP trusted, 6 PYSYM */
-	CHECK_INT(buf[10], 6);
+	 * CGROUP trusted, 6 PYSYM, 7 time slots */
+	CHECK_INT(buf[10], 7);
 	/* The first record is INFO (type 1) with an 8-byte header. */
 	CHECK_INT(buf[16], 1);
 	CHECK_INT(buf[17] | buf[18] | buf[19], 0);
@@ -82,6 +84,7 @@ TEST(round_trip_every_record)
 	CHECK_INT(rec.u.info.freq, 99);
 	CHECK_INT(rec.u.info.ncpus, 2);
 	CHECK(rec.u.info.hostname.len == 4 && memcmp(rec.u.info.hostname.s, "host", 4) == 0);
+	CHECK_INT(rec.u.info.time_resolution_ns, 10000000);
 
 	CHECK_INT(capr_next(&r, &rec), CAPR_OK);
 	CHECK_INT(rec.type, CAP_COMM);
@@ -119,6 +122,7 @@ TEST(round_trip_every_record)
 	CHECK_INT(rec.u.sample.ustack, 0);
 	CHECK_INT(rec.u.sample.count, 5);
 	CHECK_INT(rec.u.sample.time_ns, 1000000000);
+	CHECK_INT(rec.u.sample.begin_ns, 990000000);
 	CHECK_INT(rec.u.sample.kind, CAP_ON_CPU);
 	CHECK_INT(rec.u.sample.nwakers, 0);
 
@@ -131,6 +135,8 @@ TEST(round_trip_every_record)
 	CHECK_INT(rec.u.sample.waker[0].tid, 21);
 	CHECK_INT(rec.u.sample.waker[0].kstack, 7);
 	CHECK_INT(rec.u.sample.waker[1].pid, 0);
+	CHECK_INT(rec.u.sample.time_ns, 3);
+	CHECK_INT(rec.u.sample.begin_ns, 1);
 
 	CHECK_INT(capr_next(&r, &rec), CAPR_OK);
 	CHECK_INT(rec.type, CAP_LOSS);
@@ -281,6 +287,32 @@ TEST(sample_fields_of_each_minor_version)
 	CHECK_INT(rec.u.sample.count, 9);
 	CHECK_INT(rec.u.sample.kind, CAP_ON_CPU);
 	CHECK_INT(rec.u.sample.nwakers, 0);
+	CHECK_INT(capr_next(&r, &rec), CAPR_CORRUPT);
+	capr_free(&r);
+	fclose(f);
+}
+
+/* Before 1.7 a SAMPLE was dated to its drain interval only: it began and
+ * ended then.  A 1.7 one that begins after it ends is corrupt. */
+TEST(sample_times_of_each_minor_version)
+{
+	uint8_t s[16 + 2 * (8 + 48 + 8)] = { 'P', 'R', 'O', 'F', 'C', 'A', 'P', 0, 1, 0, 7, 0 };
+	uint8_t *p = s + 16;
+	struct cap_reader r;
+	struct cap_record rec;
+	FILE *f;
+
+	p[0] = CAP_SAMPLE, p[4] = 48; /* 1.6: no begin_ns */
+	p[8 + 24] = 5;		      /* time_ns */
+	p += 8 + 48;
+	p[0] = CAP_SAMPLE, p[4] = 56;
+	p[8 + 24] = 5;
+	p[8 + 48] = 6; /* begin_ns */
+	f = reader_on(s, (size_t)(p + 8 + 56 - s));
+	CHECK_INT(capr_open(&r, f), CAPR_OK);
+	CHECK_INT(capr_next(&r, &rec), CAPR_OK);
+	CHECK_INT(rec.u.sample.time_ns, 5);
+	CHECK_INT(rec.u.sample.begin_ns, 5);
 	CHECK_INT(capr_next(&r, &rec), CAPR_CORRUPT);
 	capr_free(&r);
 	fclose(f);

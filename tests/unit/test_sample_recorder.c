@@ -114,6 +114,46 @@ TEST(a_process_mappings_come_before_its_first_sample_and_a_name_when_it_changes)
 	fixture_free(&f);
 }
 
+/* Samples are dated by their slot of time, as times since the file's
+ * start: a slot straddling the start begins at 0, and none ends after the
+ * drain that took it.  A block spans the slots from the one it began in. */
+TEST(samples_are_dated_by_their_slot_within_the_file)
+{
+	struct fixture f;
+	struct seen s = { 0 };
+	const uint64_t ms = 1000000, start = 1005 * ms; /* the file's, monotonic */
+	struct sample_key k = key(0, 100, "t", 0);
+
+	fixture_init(&f);
+	recorder_info(f.rec, &(struct cap_info){ .time_resolution_ns = 10 * ms }, start);
+	k.slot = 150; /* [1500 ms, 1510 ms) */
+	put(f.rec, &k, 0, 1, 600 * ms);
+	read_back(&f, note, &s);
+	CHECK_INT(s.last_sample.begin_ns, 495 * ms);
+	CHECK_INT(s.last_sample.time_ns, 505 * ms);
+	k.slot = 100; /* [1000, 1010): began before the file */
+	put(f.rec, &k, 0, 1, 600 * ms);
+	read_back(&f, note, &s);
+	CHECK_INT(s.last_sample.begin_ns, 0);
+	CHECK_INT(s.last_sample.time_ns, 5 * ms);
+	k.slot = 170; /* ends after the drain */
+	put(f.rec, &k, 0, 1, 601 * ms);
+	read_back(&f, note, &s);
+	CHECK_INT(s.last_sample.begin_ns, 601 * ms);
+	CHECK_INT(s.last_sample.time_ns, 601 * ms);
+	k.kind = PROF_OFF_CPU;
+	k.slot = 160, k.span = 40; /* began in [1200, 1210) */
+	put(f.rec, &k, 0, 1, 700 * ms);
+	read_back(&f, note, &s);
+	CHECK_INT(s.last_sample.begin_ns, 195 * ms);
+	CHECK_INT(s.last_sample.time_ns, 605 * ms);
+	k.span = 1000; /* from before the file, or forged */
+	put(f.rec, &k, 0, 1, 700 * ms);
+	read_back(&f, note, &s);
+	CHECK_INT(s.last_sample.begin_ns, 0);
+	fixture_free(&f);
+}
+
 /* A block names its wakers, whose names come before it as its own thread's
  * does; blocks count as samples in END, their time as its weight. */
 TEST(an_off_cpu_block_carries_its_weight_and_wakers)
