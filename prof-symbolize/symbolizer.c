@@ -356,7 +356,18 @@ static void kernel_frames(struct symbolizer *s, size_t *n, const struct stack_en
 
 	for (uint32_t i = 0; i < st->nr; i++) {
 		uint64_t ip = ips[i];
-		const struct kernel_sym *k = kernel_sym(s, i ? ip - 1 : ip);
+		/* A return address is looked up a byte back, in its call.  One
+		 * at the start of a function (an ip interrupted there; a call
+		 * to a function that does not return, ending the one before)
+		 * has that byte in another symbol, one the capture may not
+		 * name (prof-sample names the symbols of the addresses):
+		 * then the capture's symbol of the address itself, as perf
+		 * names such frames, not a read of all of kallsyms for it. */
+		const struct kernel_sym *k = i ? kernel_syms_find(&s->ksyms, ip - 1) : NULL;
+		if (!k && i)
+			k = kernel_syms_find(&s->ksyms, ip);
+		if (!k)
+			k = kernel_sym(s, i ? ip - 1 : ip);
 		struct frame *f = add_frame(s, n, ip, FRAME_KERNEL);
 
 		if (k) {

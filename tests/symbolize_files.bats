@@ -113,6 +113,32 @@ teardown() {
 	[ "$output" = "prof-symbolize: $TMP/missing: No such file or directory" ]
 }
 
+@test "a kernel return address at a function's start is the capture's symbol there, not a read of kallsyms" {
+	# The caller's byte before it is in no symbol the capture names
+	# (prof-sample names the symbols of the addresses it saw): the
+	# address's own symbol, as perf names it, before any kallsyms, whose
+	# padding symbol (here) would otherwise name it.
+	{
+		echo "ksym ffffffff81000010 ffffffff81000100 native_set_pte"
+		echo "ksym ffffffff81000200 ffffffff81000300 handle_pte_fault"
+		echo "on 1/1 1 ffffffff81000210,ffffffff81000010 -"
+	} | MKCAPTURE_EVENT=cpu-clock "$PROF_WORKLOADS/mkcapture" /bin/true > "$TMP/cap.prof"
+	printf 'ffffffff81000000 t __pfx_native_set_pte\nffffffff81000010 t native_set_pte\n' > "$TMP/kallsyms"
+	run prof-symbolize --kallsyms "$TMP/kallsyms" "$TMP/cap.prof"
+	echo "$output"
+	[[ "$output" == *"	ffffffff81000210 handle_pte_fault+0x10 ([kernel.kallsyms])
+	ffffffff81000010 native_set_pte+0x0 ([kernel.kallsyms])"* ]]
+	# A return address inside a symbol is looked up a byte back, in the
+	# call: the symbol before it when the call ends it.
+	{
+		echo "ksym ffffffff81000000 ffffffff81000010 do_exit"
+		echo "ksym ffffffff81000010 ffffffff81000100 native_set_pte"
+		echo "on 1/1 1 ffffffff81000050,ffffffff81000010 -"
+	} | MKCAPTURE_EVENT=cpu-clock "$PROF_WORKLOADS/mkcapture" /bin/true > "$TMP/cap2.prof"
+	run prof-symbolize "$TMP/cap2.prof"
+	[[ "$output" == *"	ffffffff81000010 do_exit+0x10 ([kernel.kallsyms])"* ]]
+}
+
 @test "--sysroot finds another machine's files and debug files" {
 	mkdir -p "$TMP/root/opt/app" "$TMP/root/usr/lib/debug/opt/app"
 	gcc -O2 -g -o "$TMP/full" "$SRC"
