@@ -2,6 +2,11 @@
 
 #include <libiberty/demangle.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "htab.h"
 
 char *demangle(const char *name)
 {
@@ -10,4 +15,38 @@ char *demangle(const char *name)
 	if (name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
 		return NULL;
 	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+}
+
+struct demangler {
+	struct htab *names; /* mangled name -> its demangled form (malloc'd) */
+};
+
+struct demangler *demangler_new(void)
+{
+	struct demangler *d = xcalloc(1, sizeof(*d));
+
+	d->names = htab_new();
+	return d;
+}
+
+void demangler_free(struct demangler *d)
+{
+	if (!d)
+		return;
+	htab_free_values(d->names, free);
+	free(d);
+}
+
+const char *demangled(struct demangler *d, const char *name)
+{
+	struct htab_entry *e;
+	bool created;
+
+	/* Names that are not mangled are most names, and are not kept. */
+	if (name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
+		return name;
+	e = htab_upsert(d->names, name, strlen(name), &created);
+	if (created)
+		e->val.p = demangle(name);
+	return e->val.p ? e->val.p : name;
 }

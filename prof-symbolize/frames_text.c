@@ -22,7 +22,8 @@ struct frames_text {
 	 * (locking, a strlen each) were a fifth of the time on captures of
 	 * one-frame stacks. */
 	struct buf text;
-	bool demangle, lines, cgroup, each_sample;
+	struct demangler *demangler; /* NULL: --no-demangle */
+	bool lines, cgroup, each_sample;
 	bool flushed_once;
 	uint64_t flushed_at; /* the time of the sample that last flushed */
 	uint64_t last_time;  /* of the last sample written */
@@ -193,9 +194,8 @@ static void put_frame_line(struct frames_text *t, struct buf *b, const struct fr
 		return;
 	}
 	if (r->name) {
-		char *d = t->demangle ? demangle(r->name) : NULL;
-		buf_clean(b, d ? d : r->name, strlen(d ? d : r->name));
-		free(d);
+		const char *name = t->demangler ? demangled(t->demangler, r->name) : r->name;
+		buf_clean(b, name, strlen(name));
 		buf_add(b, "+0x", 3);
 		buf_hex(b, r->off, 0);
 	} else if (f->where == FRAME_FILE && f->module[0]) {
@@ -417,6 +417,7 @@ static void text_free(struct sink *k)
 
 	free(t->text.p);
 	free(t->event.p);
+	demangler_free(t->demangler);
 	free(t);
 }
 
@@ -426,7 +427,7 @@ struct sink *frames_text_new(FILE *out, const struct symbolize_opts *opt)
 
 	t->sink = (struct sink){ text_unit, text_sample, text_finish, text_free, free };
 	t->out = out;
-	t->demangle = opt->demangle;
+	t->demangler = opt->demangle ? demangler_new() : NULL;
 	t->lines = opt->lines;
 	t->cgroup = opt->cgroup;
 	t->each_sample = opt->each_sample;

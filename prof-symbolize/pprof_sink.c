@@ -25,7 +25,8 @@ struct gzip_out {
 struct pprof_sink {
 	struct sink sink;
 	struct gzip_out gz;
-	bool demangle, bare_unresolved;
+	struct demangler *demangler; /* NULL: --no-demangle */
+	bool bare_unresolved;
 	struct pprof prof;
 	enum capture_kind kind;
 	uint64_t period_ns;
@@ -54,10 +55,8 @@ static uint64_t cstring(struct pprof *p, const char *s)
 
 static uint64_t function_of(struct pprof_sink *k, const struct resolved *r)
 {
-	char *d = k->demangle ? demangle(r->name) : NULL;
-	uint64_t name = cstring(&k->prof, d ? d : r->name);
+	uint64_t name = cstring(&k->prof, k->demangler ? demangled(k->demangler, r->name) : r->name);
 
-	free(d);
 	return pprof_function(&k->prof, name, cstring(&k->prof, r->name),
 			      r->file ? cstring(&k->prof, r->file) : 0);
 }
@@ -344,6 +343,7 @@ static void pprof_sink_free(struct sink *sk)
 	pprof_free(&k->prof);
 	deflateEnd(&k->gz.z);
 	free(k->locs);
+	demangler_free(k->demangler);
 	free(k);
 }
 
@@ -363,7 +363,7 @@ struct sink *pprof_sink_new(FILE *out, const struct symbolize_opts *opt)
 			 Z_DEFAULT_STRATEGY) != Z_OK)
 		errx(EXIT_USAGE, "zlib: %s",
 		     k->gz.z.msg ? k->gz.z.msg : "cannot start compressing");
-	k->demangle = opt->demangle;
+	k->demangler = opt->demangle ? demangler_new() : NULL;
 	k->bare_unresolved = opt->bare_unresolved;
 	pprof_init(&k->prof, gzip_write, &k->gz);
 	k->prof.lines = opt->lines;

@@ -47,3 +47,26 @@ TEST(rust_and_cpp_spot_checks)
 	CHECK(demangle("burn_cpu") == NULL);
 	CHECK(demangle("_R") == NULL);
 }
+
+/* The remembering demangler says what demangle() does, the same string
+ * each time a name comes back, and the name itself where nothing is
+ * mangled (or it does not demangle). */
+TEST(remembered_names_are_demangled_once_and_alike)
+{
+	struct demangler *d = demangler_new();
+	char name[] = "_ZNK2ns6Widget4sizeEv";
+	const char *first = demangled(d, name);
+
+	CHECK_STR(first, "ns::Widget::size() const");
+	/* Looked up by content: another copy of the name finds it. */
+	char copy[sizeof(name)];
+	memcpy(copy, name, sizeof(name));
+	CHECK(demangled(d, copy) == first);
+	CHECK_STR(demangled(d, "_ZN4core3fmt9Formatter3pad17h0123456789abcdefE"),
+		  "core::fmt::Formatter::pad");
+	const char *plain = "burn_cpu", *bad = "_Z!not";
+	CHECK(demangled(d, plain) == plain);
+	CHECK(demangled(d, bad) == bad);
+	CHECK(demangled(d, bad) == bad);
+	demangler_free(d);
+}
