@@ -8,6 +8,7 @@
 #include "diag.h"
 #include "frame_kind.h"
 #include "time_text.h"
+#include "number_text.h"
 #include "xml_text.h"
 
 #define XPAD 10.0
@@ -316,7 +317,9 @@ static void put_info(const struct writer *w, struct frame_tree *t, uint32_t i,
 		fprintf(w->f, " (%s ", num);
 		xml_puts(w->f, o->countname);
 	}
-	fprintf(w->f, ", %.2f%%", 100 * count / w->L->timemax);
+	fputs(", ", w->f);
+	put_fixed(w->f, 100 * count / w->L->timemax, 2);
+	fputc('%', w->f);
 	if (t->before) {
 		double delta = count - t->before[i];
 		fprintf(w->f, "; %s%.2f%%", delta > 0 ? "+" : "", 100 * delta / w->L->timemax);
@@ -351,8 +354,13 @@ static void draw(void *ctx, struct frame_tree *t, const struct walk_item *it)
 		xml_put(f, name, shown_len);
 		fputs("\"", f);
 	}
-	fprintf(f, " data-x=\"%.15g\" data-w=\"%.15g\" data-d=\"%u\"><title>", it->x, count,
-		it->depth);
+	fputs(" data-x=\"", f);
+	put_g15(f, it->x);
+	fputs("\" data-w=\"", f);
+	put_g15(f, count);
+	fputs("\" data-d=\"", f);
+	put_int(f, it->depth);
+	fputs("\"><title>", f);
 	if (na && na->title)
 		fputs(na->title, f);
 	else
@@ -362,11 +370,25 @@ static void draw(void *ctx, struct frame_tree *t, const struct walk_item *it)
 		fprintf(f, "<a xlink:href=\"%s\" target=\"%s\"%s>", na->href,
 			na->target ? na->target : "_top", na->a_extra ? na->a_extra : "");
 	}
-	fprintf(f,
-		"<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
-		"fill=\"rgb(%d,%d,%d)\"/><text x=\"%.2f\" y=\"%.2f\">",
-		x, y, width, L->fh - FRAMEPAD, c.r, c.g, c.b, x + 3,
-		y + (L->fh - FRAMEPAD) / 2 + o->fontsize / 3);
+	fputs("<rect x=\"", f);
+	put_fixed(f, x, 2);
+	fputs("\" y=\"", f);
+	put_fixed(f, y, 1);
+	fputs("\" width=\"", f);
+	put_fixed(f, width, 2);
+	fputs("\" height=\"", f);
+	put_fixed(f, L->fh - FRAMEPAD, 1);
+	fputs("\" fill=\"rgb(", f);
+	put_int(f, c.r);
+	fputc(',', f);
+	put_int(f, c.g);
+	fputc(',', f);
+	put_int(f, c.b);
+	fputs(")\"/><text x=\"", f);
+	put_fixed(f, x + 3, 2);
+	fputs("\" y=\"", f);
+	put_fixed(f, y + (L->fh - FRAMEPAD) / 2 + o->fontsize / 3, 2);
+	fputs("\">", f);
 	xml_put_label(f, name, shown_len, (long)(width / (o->fontsize * o->fontwidth)));
 	fputs(na && na->href ? "</text></a></g>\n" : "</text></g>\n", f);
 }

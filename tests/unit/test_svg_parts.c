@@ -1,5 +1,5 @@
 /* Unit tests of prof-svg's parts: line parsing, the frame tree, escaping,
- * count and time formatting, colours and attribute sanitising. */
+ * count, number and time formatting, colours and attribute sanitising. */
 #include "unit.h"
 
 #include <math.h>
@@ -8,6 +8,7 @@
 #include "folded_read.h"
 #include "frame_tree.h"
 #include "name_attr.h"
+#include "number_text.h"
 #include "palette.h"
 #include "svg_write.h"
 #include "time_text.h"
@@ -341,6 +342,58 @@ TEST(time_format)
 	CHECK_STR(time_text(999.6e9), "1000 s");
 	CHECK_STR(time_text(3.6e12), "3600 s");
 	CHECK_STR(time_text(1234.4e9), "1234 s");
+}
+
+/* put_fixed and put_g15 write what printf does, to the byte: over ties
+ * (which printf rounds to even, by the exact binary value), values a
+ * product by 100 rounds across a half, the edges of the quick path, and
+ * 200,000 pseudo-random values of coordinates' and shares' range. */
+static int same_as_printf(double v)
+{
+	char want[64], got[64];
+	int bad = 0;
+
+	for (int d = 0; d <= 3; d++) {
+		FILE *f = fmemopen(got, sizeof(got), "w");
+		put_fixed(f, v, d);
+		fclose(f);
+		snprintf(want, sizeof(want), "%.*f", d, v);
+		if (strcmp(want, got) != 0 && bad++ < 3)
+			fprintf(stderr, "%%.%df of %.17g: printf %s, put_fixed %s\n", d, v, want, got);
+	}
+	FILE *f = fmemopen(got, sizeof(got), "w");
+	put_g15(f, v);
+	fclose(f);
+	snprintf(want, sizeof(want), "%.15g", v);
+	if (strcmp(want, got) != 0 && bad++ < 3)
+		fprintf(stderr, "%%.15g of %.17g: printf %s, put_g15 %s\n", v, want, got);
+	return bad;
+}
+
+TEST(numbers_as_printf_writes_them)
+{
+	static const double edge[] = { 0,     -0.0,	   0.125,	0.375,	 2.5,	  1.005,
+				       0.015, 1.015,	   1e9 - 0.005, 1e9,	 1e15 - 1, 1e15,
+				       -1.5,  123456.785, 0.0049999999, 1e-300, 3e300 };
+	uint64_t x = 88172645463325252ull;
+	int bad = 0;
+
+	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
+		bad += same_as_printf(edge[i]);
+	bad += same_as_printf(NAN) + same_as_printf(INFINITY);
+	for (int i = 0; i < 200000 && bad < 10; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		double v = (double)(x % 2000000000) / (double)(1 + x % 1000);
+		bad += same_as_printf(i % 2 ? v : floor(v) + 0.005 * (double)(x % 200));
+	}
+	CHECK_INT(bad, 0);
+	char out[32];
+	FILE *f = fmemopen(out, sizeof(out), "w");
+	put_int(f, -42);
+	fputc(' ', f);
+	put_int(f, 0);
+	fclose(f);
+	CHECK_STR(out, "-42 0");
 }
 
 TEST(colours)
