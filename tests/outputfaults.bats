@@ -74,13 +74,23 @@ closed_pipe() {
 	closed_pipe prof-symbolize --no-debuginfod "$TMP/big.prof"
 }
 
+# A process of the test's own that is always on a CPU, for prof-sample to
+# sample: these tests run in a lane beside the browser suites, whose
+# Chromium a capture of the whole host would have to unwind (under ASan,
+# 20 s and more before its first write).
+spinner() {
+	sh -c 'while :; do :; done' &
+	SPINNER=$!
+}
+
 @test "prof-sample: a closed pipe stops it early with a message, exit 2" {
 	require_root
+	spinner
 	# -d 60, and well before that: it stops at the first write after its
-	# reader went.  Timed from the reader's byte, not from the start,
-	# which under ASan beside the other suites once took 20 s.
-	run --separate-stderr bash -c 'prof-sample -d 60 | { head -c 1 > /dev/null; date +%s > "$0"; }
-		echo "${PIPESTATUS[0]} $(date +%s)"' "$TMP/first"
+	# reader went, timed from the moment the reader took its byte.
+	run --separate-stderr bash -c 'prof-sample -d 60 -p "$1" | { head -c 1 > /dev/null; date +%s > "$0"; }
+		echo "${PIPESTATUS[0]} $(date +%s)"' "$TMP/first" "$SPINNER"
+	kill "$SPINNER"
 	echo "status and end: $output; the reader's byte at $(cat "$TMP/first"); stderr: $stderr"
 	read -r st end <<<"$output"
 	[ $((end - $(cat "$TMP/first"))) -lt 20 ]
@@ -90,8 +100,11 @@ closed_pipe() {
 
 @test "prof-sample: a full disk stops it early with a message, exit 2" {
 	require_root
+	spinner
 	SECONDS=0
-	run --separate-stderr prof-sample -d 30 -o /dev/full
+	run --separate-stderr prof-sample -d 30 -p "$SPINNER" -o /dev/full
+	kill "$SPINNER"
+	echo "$SECONDS s: $stderr"
 	[ "$SECONDS" -lt 20 ]
 	[ "$status" -eq 2 ]
 	[[ "$stderr" == *"prof-sample: /dev/full: write error: No space left on device"* ]]
