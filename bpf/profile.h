@@ -134,7 +134,8 @@ enum prof_counter {
 #define PROF_DEFAULT_SLOT_NS 10000000ull
 /* Distinct (thread, stacks, slot of time) per interval the count maps hold
  * by default: 400 threads blocking on a 2-CPU host (perf bench sched
- * messaging -g 10) fill 60,000 at 10 ms. */
+ * messaging -g 10) lost 13% of their blocks to maps of 16384 at 10 ms,
+ * none to these. */
 #define PROF_DEFAULT_COUNTS 131072
 #define PROF_PAGE 4096
 
