@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ascii.h"
+#include "seconds.h"
 
 /* The unit line, "[count: UNIT] 0", is a stack of one frame that counts
  * nothing: every folded reader takes it without a warning (flamegraph.pl,
@@ -13,6 +14,9 @@
  * before, and perf-script text's (docs/FORMATS.md section 2): still read. */
 #define UNIT_PREFIX "# count: "
 #define UNIT_FRAME "[count: "
+/* The same trick carries time: "[time: START LENGTH] 0" lines (docs/
+ * FORMATS.md section 3, timed folded stacks) count nothing either. */
+#define TIME_FRAME "[time: "
 
 /* Reads the count that ends line[0..*end) into *c, and moves *end back
  * past the white-space character before it: "a;b5" has no count, and in
@@ -64,12 +68,30 @@ static void stack_unit(const char *line, struct folded_line *l)
 	l->unit_len = len - n - 1;
 }
 
+/* A stack line that is a time line: its one frame is "[time: START
+ * LENGTH]", LENGTH above 0, and its one count is 0. */
+static void stack_time(const char *line, struct folded_line *l)
+{
+	const size_t n = sizeof(TIME_FRAME) - 1, len = l->stack_len;
+	const char *end = line + len - 1, *p;
+
+	if (l->ncounts != 1 || l->count[0].len != 1 || l->count[0].s[0] != '0' || len <= n + 1 ||
+	    memcmp(line, TIME_FRAME, n) != 0 || line[len - 1] != ']')
+		return;
+	if (!(p = seconds_parse(line + n, end, &l->time_ns)) || p == end || *p != ' ' ||
+	    seconds_parse(p + 1, end, &l->slot_ns) != end || l->slot_ns == 0 ||
+	    l->time_ns + l->slot_ns < l->time_ns)
+		return;
+	l->timed = true;
+}
+
 enum folded_kind folded_parse(const char *line, size_t len, size_t max_counts,
 			      struct folded_line *l)
 {
 	size_t n = len;
 
 	l->unit = NULL;
+	l->timed = false;
 	if (len > 0 && line[0] == '#') {
 		comment_unit(line, len, l);
 		return FOLDED_COMMENT;
@@ -96,7 +118,9 @@ enum folded_kind folded_parse(const char *line, size_t len, size_t max_counts,
 		n--;
 	l->stack_len = n;
 	stack_unit(line, l);
-	return l->unit ? FOLDED_COMMENT : FOLDED_STACK;
+	if (!l->unit)
+		stack_time(line, l);
+	return l->unit || l->timed ? FOLDED_COMMENT : FOLDED_STACK;
 }
 
 bool folded_count_u64(const struct folded_count *c, uint64_t *v)
@@ -139,6 +163,13 @@ bool folded_unit_ok(const char *unit, size_t len)
 void folded_write_unit(FILE *out, const char *unit)
 {
 	fprintf(out, UNIT_FRAME "%s] 0\n", unit);
+}
+
+void folded_write_time(FILE *out, uint64_t start_ns, uint64_t slot_ns)
+{
+	fprintf(out, TIME_FRAME "%" PRIu64 ".%09" PRIu64 " %" PRIu64 ".%09" PRIu64 "] 0\n",
+		start_ns / 1000000000u, start_ns % 1000000000u, slot_ns / 1000000000u,
+		slot_ns % 1000000000u);
 }
 
 void folded_write_stack(FILE *out, const char *stack, size_t len, uint64_t count)

@@ -20,7 +20,8 @@
 
 enum folded_kind {
 	FOLDED_BLANK,	  /* nothing but white space */
-	FOLDED_COMMENT,	  /* starts with '#', or the unit line "[count: UNIT] 0" */
+	FOLDED_COMMENT,	  /* starts with '#', or the unit line "[count: UNIT] 0", or
+			   * a time line "[time: START LENGTH] 0" */
 	FOLDED_STACK,	  /* STACK COUNT, or STACK BEFORE AFTER */
 	FOLDED_NO_COUNT,  /* a single field: no count at all */
 	FOLDED_BAD_COUNT, /* the last field is not a count */
@@ -40,6 +41,9 @@ struct folded_line {
 	const char *unit;	      /* COMMENT: the UNIT of a "[count: UNIT] 0" or
 				       * "# count: UNIT" line, else NULL */
 	size_t unit_len;
+	bool timed;		      /* COMMENT: a time line; the stacks after it
+				       * were taken in [time_ns, time_ns + slot_ns) */
+	uint64_t time_ns, slot_ns;
 };
 
 /* Parses one line (without its newline) into *l.  A stack line ends in
@@ -61,6 +65,9 @@ bool folded_unit_ok(const char *unit, size_t len);
 /* The unit line, "[count: UNIT] 0", which comes first; unit is
  * folded_unit_ok(). */
 void folded_write_unit(FILE *out, const char *unit);
+/* The time line "[time: START LENGTH] 0" (seconds, 9 decimals) that
+ * starts the stacks of a slot of time in timed folded stacks. */
+void folded_write_time(FILE *out, uint64_t start_ns, uint64_t slot_ns);
 void folded_write_stack(FILE *out, const char *stack, size_t len, uint64_t count);
 
 #endif

@@ -15,6 +15,10 @@
  * space and "COMM PID/TID". */
 #define WAKER_LINE_START "-- woken by"
 
+/* Frames: the comment before an off-CPU event line that stands for more
+ * than one block, then their number. */
+#define BLOCKS_COMMENT "# blocks "
+
 /* Folded stacks: the frame that ends a blocked stack, and the one before
  * each waker's frames (bcc's offwaketime's). */
 #define OFF_CPU_MARKER "[off-cpu]"

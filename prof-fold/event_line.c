@@ -11,6 +11,7 @@
 #include "ascii.h"
 #include "fold.h"
 #include "offcpu_words.h"
+#include "seconds.h"
 
 /* period * 10 + digit, kept at UINT64_MAX past it.  The overflow is the
  * multiplication's and addition's own: a test by division, a digit at a
@@ -85,10 +86,12 @@ static bool parse_event_tail(const char *s, size_t len, struct event_line *e,
 		e->event_len = m->event_len;
 		e->period = m->period;
 		e->period_saturated = m->saturated;
+		e->time_colon = len - m->len;
 		return true;
 	}
 	if (!read_event_tail(s, len, e, &from))
 		return false;
+	e->time_colon = from;
 	if (m && len - from <= sizeof(m->tail)) {
 		m->len = len - from;
 		memcpy(m->tail, s + from, m->len);
@@ -273,6 +276,19 @@ next:
 	return false;
 }
 
+
+bool event_time(const char *s, const struct event_line *e, uint64_t *ns)
+{
+	size_t t = e->time_colon;
+
+	if (!e->time_colon || s[t] != ':')
+		return false;
+	while (t > 0 && (is_digit(s[t - 1]) || s[t - 1] == '.'))
+		t--;
+	if (t == e->time_colon || (t > 0 && !is_space(s[t - 1])))
+		return false;
+	return seconds_parse(s + t, s + e->time_colon, ns) == s + e->time_colon;
+}
 
 /*
  * A waker line of prof-symbolize frames, "-- woken by COMM PID/TID" with

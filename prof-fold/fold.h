@@ -47,6 +47,7 @@ struct fold_opts {
 	bool cgroup;          /* --cgroup: the sample's cgroup before it */
 	bool strict;          /* unparsable lines are fatal */
 	const char *event_filter; /* NULL: the first event seen */
+	uint64_t slot_ns;     /* --timed: slots of this many ns; 0 untimed */
 	const char **skip_after;  /* stop at these functions */
 	size_t nskip_after;
 	enum fold_format format;
@@ -116,8 +117,19 @@ enum fold_format detect_format(const char *buf, size_t len, const char **refuse)
 
 /* --- fold_output.c ------------------------------------------------------ */
 
+/* --timed: count of stack (an index of the aggregate's, then, for the
+ * output, its rank in bytewise order) in slot (time / slot_ns). */
+struct agg_timed {
+	uint64_t slot;
+	size_t stack;
+	uint64_t count;
+};
+
 struct fold_agg {
 	struct htab *stacks;
+	uint64_t slot_ns;	   /* --timed; 0 untimed */
+	struct agg_timed *timed;   /* one per sample (or slot of a block) */
+	size_t ntimed, timed_cap;
 	char *unit;	    /* what the counts are, when known and not samples */
 	bool unit_conflict; /* inputs in different units */
 	uint64_t saturated; /* additions that passed UINT64_MAX */
@@ -138,6 +150,14 @@ void agg_free(struct fold_agg *a);
 size_t agg_add(struct fold_agg *a, const char *stack, size_t len, uint64_t count);
 /* Adds count to the stack agg_add() returned index of, as it does. */
 void agg_add_at(struct fold_agg *a, size_t idx, uint64_t count);
+/* --timed: charges count of the stack of index idx to the slot that holds
+ * end_ns - 1; with blocks, count nanoseconds of time blocked by that many
+ * blocks of one length that ended at end_ns, to the slots of that time
+ * (fold_timed.c). */
+void agg_time(struct fold_agg *a, size_t idx, uint64_t end_ns, uint64_t count, uint64_t blocks);
+/* Writes the n stacks of sorted (bytewise order, those kept) slot by
+ * slot, each slot after its time line. */
+void agg_write_timed(struct fold_agg *a, FILE *out, struct htab_entry **sorted, size_t n);
 /* Compiles a --filter (exclude false) or --exclude regex; returns false and
  * fills errbuf when it does not compile. */
 bool agg_add_regex(struct fold_agg *a, const char *re, bool exclude,
@@ -255,6 +275,7 @@ struct event_line {
 	uint64_t period;	/* 1 when the line has none */
 	bool has_period;	/* the line gave one: counts weigh in its unit */
 	bool period_saturated; /* the period passed UINT64_MAX and is that */
+	size_t time_colon;	/* where the time's colon is, 0 when unknown */
 };
 
 /* The end of the last event line read, from its time's colon on, and
@@ -271,6 +292,11 @@ struct event_memo {
 
 /* m, NULL or zeroed at first, is kept between lines. */
 bool parse_event_line(const char *s, size_t len, struct event_line *e, struct event_memo *m);
+
+/* The time of event line s, whose parse_event_line() filled e: the
+ * "SECONDS:" before its period, as perf script and prof-symbolize write it.
+ * False when it has none (perf script -F without time). */
+bool event_time(const char *s, const struct event_line *e, uint64_t *ns);
 
 enum waker_kind {
 	WAKER_NONE,	 /* not a waker line */

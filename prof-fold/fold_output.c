@@ -29,6 +29,7 @@ void agg_free(struct fold_agg *a)
 	free(a->excludes);
 	free(a->unit);
 	free(a->text);
+	free(a->timed);
 	htab_free(a->stacks);
 }
 
@@ -185,8 +186,12 @@ void agg_write(struct fold_agg *a, FILE *out)
 		if (kept(a, &e[i]))
 			v[k++] = &e[i];
 	qsort(v, k, sizeof(*v), bytewise);
-	for (size_t i = 0; i < k; i++)
-		folded_write_stack(out, v[i]->key, v[i]->len, v[i]->val.u);
+	if (a->slot_ns) {
+		agg_write_timed(a, out, v, k);
+	} else {
+		for (size_t i = 0; i < k; i++)
+			folded_write_stack(out, v[i]->key, v[i]->len, v[i]->val.u);
+	}
 	free(v);
 }
 

@@ -53,7 +53,8 @@ uint64_t folded_parse_input(const struct fold_opts *o, struct fold_agg *agg,
 	struct fold_diag d = { .name = r->name };
 	const char *s;
 	size_t len;
-	uint64_t count;
+	uint64_t count, end_ns = 0;
+	bool timed = false;
 
 	while ((s = lr_next(r, &len)) != NULL) {
 		struct folded_line l;
@@ -63,6 +64,12 @@ uint64_t folded_parse_input(const struct fold_opts *o, struct fold_agg *agg,
 		case FOLDED_COMMENT:
 			if (l.unit)
 				note_unit(agg, &l);
+			/* A time line: its stacks go to the slot its start
+			 * falls in. */
+			if (l.timed) {
+				timed = true;
+				end_ns = l.time_ns + 1;
+			}
 			continue;
 		case FOLDED_NO_COUNT:
 			diag_bad_line(&d, o, r->lineno, "folded line without a count");
@@ -78,6 +85,10 @@ uint64_t folded_parse_input(const struct fold_opts *o, struct fold_agg *agg,
 			diag_bad_line(&d, o, r->lineno, "folded line with a bad count");
 			continue;
 		}
+		if (o->slot_ns && !timed) {
+			diag_bad_line(&d, o, r->lineno, "stack before any time line (--timed)");
+			continue;
+		}
 		size_t slen = l.stack_len;
 		if (o->no_comm) {
 			const char *semi = memchr(s, ';', slen);
@@ -90,7 +101,9 @@ uint64_t folded_parse_input(const struct fold_opts *o, struct fold_agg *agg,
 			s = skip_after(o, s, &slen);
 		if (slen > 0) {
 			uint64_t sat = agg->saturated, nt = agg->not_text;
-			agg_add(agg, s, slen, count);
+			size_t idx = agg_add(agg, s, slen, count);
+			if (o->slot_ns)
+				agg_time(agg, idx, end_ns, count, 0);
 			if (agg->saturated != sat)
 				diag_saturated(&d, r->lineno);
 			if (agg->not_text != nt)

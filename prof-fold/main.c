@@ -12,7 +12,12 @@
 
 #include "diag.h"
 #include "fold.h"
+#include "seconds.h"
 #include "stream.h"
+
+/* prof-sample's default time resolution: finer slots would be empty in
+ * between. */
+#define DEFAULT_SLOT_NS 10000000ull
 
 static const char usage[] =
 	"Usage: prof-fold [OPTION]... [FILE]...\n"
@@ -36,6 +41,9 @@ static const char usage[] =
 	"  --exclude=REGEX      drop stacks matching REGEX (repeatable)\n"
 	"  --period-unit        say the unit of summed perf script periods (as\n"
 	"                       nanoseconds for cpu-clock) in a first line\n"
+	"  --timed[=TIME]       timed folded stacks: the stacks of each slot of\n"
+	"                       TIME (default 10ms) after a \"[time: START LENGTH] 0\"\n"
+	"                       line, for prof-svg's heatmap\n"
 	"  --input=FORMAT       auto (default), perf or folded\n"
 	"  --strict             stop at the first unparsable line\n"
 	"  -o, --output=FILE    write FILE instead of standard output\n"
@@ -67,7 +75,7 @@ static void parse_options(int argc, char **argv, struct options *opt, struct fol
 		OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS,
 		OPT_INLINE, OPT_CONTEXT, OPT_EVENT, OPT_SKIP, OPT_NOCOMM, OPT_CGROUP,
 		OPT_FILTER,
-		OPT_EXCLUDE, OPT_INPUT, OPT_STRICT, OPT_PERIOD_UNIT,
+		OPT_EXCLUDE, OPT_INPUT, OPT_STRICT, OPT_PERIOD_UNIT, OPT_TIMED,
 	};
 	static const struct option longopts[] = {
 		{ "pid", no_argument, NULL, OPT_PID },
@@ -86,6 +94,7 @@ static void parse_options(int argc, char **argv, struct options *opt, struct fol
 		{ "exclude", required_argument, NULL, OPT_EXCLUDE },
 		{ "input", required_argument, NULL, OPT_INPUT },
 		{ "period-unit", no_argument, NULL, OPT_PERIOD_UNIT },
+		{ "timed", optional_argument, NULL, OPT_TIMED },
 		{ "strict", no_argument, NULL, OPT_STRICT },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
@@ -128,6 +137,14 @@ static void parse_options(int argc, char **argv, struct options *opt, struct fol
 			break;
 		case OPT_STRICT: o->strict = true; break;
 		case OPT_PERIOD_UNIT: opt->period_unit = true; break;
+		case OPT_TIMED:
+			o->slot_ns = DEFAULT_SLOT_NS;
+			if (optarg && (!duration_parse(optarg, &o->slot_ns) || o->slot_ns < 1000 ||
+				       o->slot_ns > 3600000000000ull))
+				errx(EXIT_USAGE, "--timed=%s: expected a time from 1us to 1h, "
+				     "with its unit (ns, us, ms or s)", optarg);
+			agg->slot_ns = o->slot_ns;
+			break;
 		case 'o': opt->output = optarg; break;
 		case 'h': help_exit(usage);
 		case 'V': version_exit();

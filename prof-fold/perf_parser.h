@@ -56,6 +56,8 @@ struct perf_parser {
 	 * unit ("# count:"). */
 	bool frames_input, unit_declared;
 	uint64_t period;
+	uint64_t time_ns; /* --timed: the event line's time */
+	uint64_t blocks, next_blocks; /* --timed: blocks the line stands for */
 	char *pname;
 	size_t pname_len, pname_cap;
 	char *cgname; /* --cgroup: the sample's cgroup frame */

@@ -291,6 +291,40 @@ static void declared_unit(struct perf_parser *p, const char *s, size_t len)
 	p->unit_declared = true;
 }
 
+/* "# blocks N": the next event line, of time blocked, stands for N blocks
+ * (prof-symbolize merges those of one stack and slots). */
+static void blocks_comment(struct perf_parser *p, const char *s, size_t len)
+{
+	const size_t n = sizeof(BLOCKS_COMMENT) - 1;
+	uint64_t v = 0;
+	size_t i = n;
+
+	if (len <= n || memcmp(s, BLOCKS_COMMENT, n) != 0)
+		return;
+	for (; i < len && is_digit(s[i]); i++)
+		if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, (uint64_t)(s[i] - '0'), &v))
+			return;
+	if (i == len && v > 0)
+		p->next_blocks = v;
+}
+
+/* Starts the sample of event line s; with --timed, one without a time is
+ * skipped, and said. */
+static void on_event(struct perf_parser *p, struct fold_diag *d, uint64_t lineno, const char *s,
+		     const struct event_line *e)
+{
+	bool untimed = p->o->slot_ns && !event_time(s, e, &p->time_ns);
+
+	p->blocks = p->next_blocks ? p->next_blocks : 1;
+	p->next_blocks = 0;
+
+	start_sample(p, e);
+	if (untimed && p->keep) {
+		p->keep = false;
+		diag_bad_line(d, p->o, lineno, "event line without a time (--timed)");
+	}
+}
+
 uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 {
 	struct fold_diag d = {.name = r->name};
@@ -334,6 +368,8 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 				header = r->lineno;
 			} else if (header && r->lineno == header + 1) {
 				declared_unit(p, s, len);
+			} else if (p->o->slot_ns) {
+				blocks_comment(p, s, len);
 			}
 			continue;
 		}
@@ -350,7 +386,7 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 			if (parse_event_line(s, len, &e, &p->event_memo)) {
 				if (e.period_saturated)
 					diag_saturated(&d, r->lineno);
-				start_sample(p, &e);
+				on_event(p, &d, r->lineno, s, &e);
 			} else if (p->in_sample && parse_frame_line(s, len, &f)) {
 				if (!parsed_frame(p, &f, s, len))
 					diag_bad_line(&d, p->o, r->lineno, TOO_LONG);
@@ -392,7 +428,7 @@ uint64_t perf_parse_input(struct perf_parser *p, struct line_reader *r)
 		if (parse_event_line(s + i, len - i, &e, &p->event_memo)) {
 			if (e.period_saturated)
 				diag_saturated(&d, r->lineno);
-			start_sample(p, &e);
+			on_event(p, &d, r->lineno, s + i, &e);
 		} else if (parse_waker_line(s + i, len - i, &e) != WAKER_NONE)
 			diag_bad_line(&d, p->o, r->lineno, "waker line outside a sample");
 		else

@@ -99,7 +99,7 @@ static size_t add_stack_text(struct perf_parser *p)
 /* Adds the stack of a sample whose frames are all groups by id, all of
  * the blocked stack (a waker's name is a group of text): by the ids, its
  * text only when they are new. */
-static void add_stack_ids(struct perf_parser *p)
+static size_t add_stack_ids(struct perf_parser *p)
 {
 	size_t n = 0;
 	uint32_t *idx;
@@ -115,9 +115,9 @@ static void add_stack_ids(struct perf_parser *p)
 		p->idkey[n++] = p->groups[g].id;
 	idx = stack_ids_find(p->ids, p->idkey, n, p->idhash, &created);
 	if (created)
-		*idx = (uint32_t)add_stack_text(p);
-	else
-		agg_add_at(p->agg, *idx, p->period);
+		return *idx = (uint32_t)add_stack_text(p);
+	agg_add_at(p->agg, *idx, p->period);
+	return *idx;
 }
 
 void end_sample(struct perf_parser *p)
@@ -125,10 +125,13 @@ void end_sample(struct perf_parser *p)
 	if (!p->in_sample || !p->keep)
 		goto reset;
 	end_section(p);
+	size_t idx;
 	if (p->ids && p->ntext == 0 && p->ngroups > 0 && p->nblocked == p->ngroups)
-		add_stack_ids(p);
+		idx = add_stack_ids(p);
 	else
-		add_stack_text(p);
+		idx = add_stack_text(p);
+	if (p->agg->slot_ns && idx != SIZE_MAX)
+		agg_time(p->agg, idx, p->time_ns, p->period, p->offcpu ? p->blocks : 0);
 reset:
 	p->in_sample = p->keep = p->skip_rest = p->after_frame = false;
 	p->offcpu = p->root_cut = false;

@@ -11,6 +11,7 @@
 #include "kernel_tables.h"
 #include "profile.h"
 #include "rotation.h"
+#include "seconds.h"
 #include "unwind.h"
 
 static const char usage[] =
@@ -141,18 +142,11 @@ static uint64_t parse_size(const char *arg, const char *what)
 /* A duration with a unit: 500us, 2ms, 1s, 100ns. */
 static uint64_t parse_time(const char *arg, const char *what)
 {
-	static const struct {
-		const char *unit;
-		double ns;
-	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
-	char *end;
-	double v = strtod(arg, &end);
+	uint64_t ns;
 
-	for (size_t i = 0; end != arg && i < sizeof(units) / sizeof(units[0]); i++)
-		if (strcmp(end, units[i].unit) == 0 && isfinite(v) && v >= 0 &&
-		    v * units[i].ns < 1e18)
-			return (uint64_t)(v * units[i].ns + 0.5);
-	errx(EXIT_USAGE, "invalid %s: '%s' (a time with a unit: ns, us, ms or s)", what, arg);
+	if (!duration_parse(arg, &ns))
+		errx(EXIT_USAGE, "invalid %s: '%s' (a time with a unit: ns, us, ms or s)", what, arg);
+	return ns;
 }
 
 static uint32_t parse_states(const char *arg)

@@ -359,6 +359,15 @@ static void text_sample(struct sink *k, struct symbolizer *s, const struct cap_s
 	if (n > EACH_SAMPLE_MAX)
 		n = EACH_SAMPLE_MAX;
 	for (uint64_t i = 0; i < n; i++) {
+		/* A line of several blocks says how many: each lasted its
+		 * share of the count, which timed views spread back from the
+		 * end (prof-fold --timed). */
+		uint64_t blocks = smp->count / n + (i == 0 ? smp->count % n : 0);
+		if (smp->kind == CAP_OFF_CPU && blocks > 1) {
+			buf_add(b, BLOCKS_COMMENT, sizeof(BLOCKS_COMMENT) - 1);
+			buf_dec(b, blocks, 0);
+			buf_add(b, "\n", 1);
+		}
 		buf_add(b, t->event.p, t->event.len);
 		buf_dec(b, n == 1 ? count : count / n + (i == 0 ? count % n : 0), 0);
 		buf_add(b, " ", 1);

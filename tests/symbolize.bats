@@ -196,6 +196,8 @@ symbolize() {
 	{
 		echo "# prof-symbolize frames v1"
 		echo "# count: nanoseconds"
+		# The record's three blocks, for readers that place them in time.
+		echo "# blocks 3"
 		echo "target 1/1 0.000000: 1500000 offcpu-time:"
 		kfr ffffffff81000010 schedule+0x10
 		kfr ffffffff81000120 pipe_read+0x20

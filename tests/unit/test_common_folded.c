@@ -9,6 +9,7 @@
 
 #include "folded.h"
 #include "frame_kind.h"
+#include "seconds.h"
 #include "unit.h"
 
 #define PARSE(s, max) folded_parse(s, strlen(s), max, &l)
@@ -231,6 +232,47 @@ TEST(writer_reads_back)
 	CHECK_INT(folded_parse(buf + 18, 24, 1, &l), FOLDED_STACK);
 	CHECK(l.unit == NULL);
 	CHECK_INT(l.stack_len, 3);
+}
+
+TEST(time_lines)
+{
+	char buf[256] = "";
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+	struct folded_line l;
+	uint64_t ns;
+
+	CHECK_INT(PARSE("[time: 30143.48 0.01] 0", 1), FOLDED_COMMENT);
+	CHECK(l.timed && l.unit == NULL);
+	CHECK_INT(l.time_ns, 30143480000000ull);
+	CHECK_INT(l.slot_ns, 10000000);
+	CHECK_INT(PARSE("[time: 0 1] 0 ", 1), FOLDED_COMMENT);
+	CHECK(l.timed && l.time_ns == 0 && l.slot_ns == 1000000000);
+	/* Not time lines: stacks as any other reader takes them. */
+	const char *not[] = { "[time: 1 0] 0", "[time: 1 1] 2", "[time: 1.0000000001 1] 0",
+			      "[time: 1. 1] 0", "[time: .5 1] 0", "[time: 1  1] 0", "[time: 1 1 ] 0",
+			      "[time: 1 1]x 0", "[time:1 1] 0", "[time: 18446744074 1] 0",
+			      "[time: 18446744073.709551615 1] 0", "[time: 1] 0" };
+	for (size_t i = 0; i < sizeof(not) / sizeof(not[0]); i++) {
+		CHECK_INT(PARSE(not[i], 1), FOLDED_STACK);
+		CHECK(!l.timed);
+	}
+	/* The comment form of the unit line is not timed. */
+	CHECK_INT(PARSE("# count: ns", 1), FOLDED_COMMENT);
+	CHECK(!l.timed);
+	folded_write_time(f, 12345678901234567ull, 10000000);
+	fclose(f);
+	CHECK_STR(buf, "[time: 12345678.901234567 0.010000000] 0\n");
+	CHECK_INT(folded_parse(buf, strlen(buf) - 1, 1, &l), FOLDED_COMMENT);
+	CHECK_INT(l.time_ns, 12345678901234567ull);
+	CHECK_INT(l.slot_ns, 10000000);
+	/* Seconds as event lines and options say them. */
+	const char *s = "1410597.984841:";
+	CHECK(seconds_parse(s, s + strlen(s), &ns) == s + 14);
+	CHECK_INT(ns, 1410597984841000ull);
+	CHECK(seconds_parse(s, s, &ns) == NULL);
+	CHECK(duration_parse("10ms", &ns) && ns == 10000000);
+	CHECK(duration_parse("1.5s", &ns) && ns == 1500000000);
+	CHECK(!duration_parse("10", &ns) && !duration_parse("ms", &ns) && !duration_parse("-1s", &ns));
 }
 
 TEST(frame_kinds)
