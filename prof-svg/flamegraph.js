@@ -20,10 +20,12 @@ function init() {
 	matched = new Uint8Array(N);
 	for (i = 0; i < N; i++) {
 		g = nodes[i];
-		fx[i] = +g.getAttribute("data-x");
-		fw[i] = +g.getAttribute("data-w");
-		fd[i] = +g.getAttribute("data-d");
-		classes[i] = g.getAttribute("class") || "";
+		/* A range's frames are the script's own: it knows where they are. */
+		var st = pool.drawing && pool.state[i];
+		fx[i] = st ? st.x : +g.getAttribute("data-x");
+		fw[i] = st ? st.v : +g.getAttribute("data-w");
+		fd[i] = st ? st.d : +g.getAttribute("data-d");
+		classes[i] = st ? "f" : g.getAttribute("class") || "";
 	}
 	hasDataName = framesG.querySelector("g[data-name]") !== null;
 }
@@ -53,8 +55,15 @@ function idle(f) {
 	else window.setTimeout(f, 0);
 }
 
+/* A range's frames get their titles when first asked (the hover that
+ * shows one asks): 4,000 of them, written at each redraw, were a third of
+ * its time. */
 function titleOf(i) {
-	var t = nodes[i].firstElementChild;
+	var t = nodes[i].firstElementChild, st;
+	if (pool.drawing && nodes[i] === pool[i] && (st = pool.state[i])) {
+		if (st.title === undefined) t.textContent = st.title = info(st.name, st.v, rangeAll);
+		return st.title;
+	}
 	return t && t.tagName === "title" ? t.textContent : "";
 }
 
@@ -108,7 +117,8 @@ function fit(name, w) {
  * its transform are looked up only when it may have one.
  */
 var texts = [], textTf = [];
-var wpt = full / C.total; /* pixels per sample */
+var total = C.total, omitted = C.omitted || 0; /* of the graph drawn: a range's */
+var wpt = full / total; /* pixels per sample */
 var minLabel = 3 * charW;
 
 function textOf(i) {
@@ -154,7 +164,7 @@ function zoom(z) {
 	ready();
 	if (z < 0 || z >= N) return;
 	var x0 = fx[z], w0 = fw[z], d0 = fd[z], eps = w0 * 1e-9;
-	var s = C.total / w0, tx = C.xpad - s * (C.xpad + x0 * wpt);
+	var s = total / w0, tx = C.xpad - s * (C.xpad + x0 * wpt);
 	var lo = C.xpad, hi = C.width - C.xpad, j;
 	if (fd[z] === 0) { s = 1; tx = 0; }
 	if (s === 1 && tx === 0) framesG.removeAttribute("transform");
@@ -547,7 +557,7 @@ function search(t, fromLink) {
 	searchBtn.textContent = "Reset Search";
 	/* Frames too narrow to be drawn are not in the page: had they been
 	 * searched, the share could only be larger. */
-	matchedTxt.textContent = "Matched: " + (C.omitted ? "\u2265" : "") + pct.toFixed(2) + "%" +
+	matchedTxt.textContent = "Matched: " + (omitted ? "\u2265" : "") + pct.toFixed(2) + "%" +
 		(C.ns ? " (" + fmtTime(sum * C.ns) + ")" : "") +
 		(asText ? " (the link's pattern, as text)" : "");
 	window.fgMatched = pct;
@@ -578,12 +588,13 @@ function saveState() {
 	if (zoomed >= 0) p.push("x=" + fx[zoomed], "y=" + fd[zoomed]);
 	if (term !== null) p.push("s=" + encodeURIComponent(term));
 	if (ignoreCase) p.push("i=1");
+	if (range) p.push("t=" + secs(range[0]) + "-" + secs(range[1]));
 	var url = location.pathname + (p.length ? "?" + p.join("&") : "") + location.hash;
 	try { history.replaceState(null, "", url); } catch (e) { /* some viewers forbid it */ }
 }
 
 function restoreState() {
-	var q = location.search.substring(1).split("&"), x = null, y = null, s = null, k;
+	var q = location.search.substring(1).split("&"), x = null, y = null, s = null, t = null, k;
 	for (k = 0; k < q.length; k++) {
 		var kv = q[k].split("="), v;
 		if (kv.length < 2) continue;
@@ -592,8 +603,11 @@ function restoreState() {
 		else if (kv[0] === "y") y = parseInt(v, 10);
 		else if (kv[0] === "s") s = v;
 		else if (kv[0] === "i") ignoreCase = v === "1";
+		else if (kv[0] === "t") t = /^(\d+(?:\.\d*)?)-(\d+(?:\.\d*)?)$/.exec(v);
 	}
 	icBtn.classList.toggle("show", ignoreCase);
+	/* The range first: a zoom and a search are of the graph it draws. */
+	if (t && C.heat) showRange(parseFloat(t[1]) * 1e9, parseFloat(t[2]) * 1e9);
 	if (x !== null && y !== null && !isNaN(x)) {
 		ready();
 		for (k = 0; k < N; k++)
@@ -708,11 +722,440 @@ function showRoots() {
 	keepControls();
 }
 
+
+/*
+ * A range of time (a timed profile's heatmap, or ?t=START-END in seconds
+ * from the heatmap's first column): the graph is drawn again from the
+ * counts of the slots that start in it.  The page holds every node of the
+ * profile in preorder, children ordered as prof-svg orders them
+ * (fg-tree), and each slot's counts by leaf (fg-time): a range's counts
+ * are summed into the leaves, then up the tree, in two passes over typed
+ * arrays; the frames wide enough to draw are chosen as prof-svg chooses
+ * them (the minimum width, then the frame budget) and written at once.
+ */
+var range = null, TD = null, rootFill = null, rangeAll = 0;
+
+/* A digit of base 36, or -1. */
+function b36(c) {
+	return c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 122 ? c - 87 : -1;
+}
+
+/* The tree (fg-tree): each node's name, depth, parent and blocked bit. */
+function parseTree(text) {
+	var cap = 1024, k, c, d, v = 0, inNum = false, up = -1, blocked = 0, M = 1, depth = 0;
+	var name = new Int32Array(cap), dep = new Int32Array(cap), par = new Int32Array(cap), blk = new Uint8Array(cap);
+	var end = new Int32Array(cap), path = new Int32Array(64), top = 0;
+	name[0] = -1;
+	par[0] = -1;
+	path[0] = 0;
+	for (k = 0; k <= text.length; k++) {
+		c = k < text.length ? text.charCodeAt(k) : 32;
+		if ((d = b36(c)) >= 0) {
+			v = inNum ? v * 36 + d : d;
+			inNum = true;
+			continue;
+		}
+		if (c === 44) { up = 0; continue; } /* ',' */
+		if (c === 33) { blocked = 1; continue; } /* '!' */
+		if (!inNum) continue;
+		inNum = false;
+		if (up === 0) { up = v; continue; }
+		if (M === cap) {
+			cap *= 2;
+			name = grow(name, cap); dep = grow(dep, cap); par = grow(par, cap); blk = grow(blk, cap);
+			end = grow(end, cap);
+		}
+		depth = depth + 1 - (up > 0 ? up : 0);
+		if (depth < 1) depth = 1;
+		if (depth >= path.length) path = grow(path, path.length * 2);
+		/* The subtrees of the nodes on the path from here down end here. */
+		for (d = depth; d <= top; d++) end[path[d]] = M;
+		top = depth;
+		name[M] = v;
+		dep[M] = depth;
+		par[M] = path[depth - 1];
+		blk[M] = blocked;
+		path[depth] = M++;
+		up = -1;
+		blocked = 0;
+	}
+	for (d = 0; d <= top; d++) end[path[d]] = M;
+	return { M: M, name: name, depth: dep, parent: par, blk: blk, end: end };
+}
+
+function grow(a, n) {
+	var b = new a.constructor(n);
+	b.set(a.subarray(0, Math.min(a.length, n)));
+	return b;
+}
+
+/* The counts (fg-time): a line a slot, its start, then leaf and count. */
+function parseTime(text, T) {
+	var lines = text.split("\n"), S = [], off = [0], cap = 1024, n = 0, k, j, c, d, v, f;
+	var node = new Int32Array(cap), count = new Float64Array(cap);
+	for (k = 0; k < lines.length; k++) {
+		var line = lines[k], parts;
+		if (!line) continue;
+		parts = line.split(" ");
+		S.push(+parts[0]);
+		for (j = 1; j + 1 < parts.length; j += 2) {
+			if (n === cap) {
+				cap *= 2;
+				node = grow(node, cap);
+				count = grow(count, cap);
+			}
+			for (v = 0, f = parts[j], c = 0; c < f.length; c++)
+				if ((d = b36(f.charCodeAt(c))) >= 0) v = v * 36 + d;
+			node[n] = v < T.M ? v : 0;
+			count[n++] = +parts[j + 1];
+		}
+		off.push(n);
+	}
+	T.start = Float64Array.from(S);
+	T.off = Uint32Array.from(off);
+	T.node = node;
+	T.count = count;
+}
+
+function timeData() {
+	if (TD) return TD;
+	var T = parseTree(doc.getElementById("fg-tree").textContent), M = T.M;
+	T.names = doc.getElementById("fg-names").textContent.split("\n");
+	T.colors = doc.getElementById("fg-colors").textContent.split(/\s+/);
+	parseTime(doc.getElementById("fg-time").textContent, T);
+	T.incl = new Float64Array(M);
+	T.kids = new Float64Array(M);
+	T.x = new Float64Array(M);
+	T.cur = new Float64Array(M);
+	T.cand = new Float64Array(M);
+	T.drawn = new Int32Array(M);
+	T.shown = [];
+	T.fills = [];
+	TD = T;
+	return TD;
+}
+
+/* The first slot that starts at or after t. */
+function slotAt(t) {
+	var lo = 0, hi = TD.start.length;
+	while (lo < hi) {
+		var mid = (lo + hi) >> 1;
+		if (TD.start[mid] < t) lo = mid + 1; else hi = mid;
+	}
+	return lo;
+}
+
+/* A name as a frame shows it (without its kind's mark), and its colour,
+ * made once per name. */
+function shownName(T, n) {
+	var s = T.shown[n];
+	if (s === undefined) s = T.shown[n] = T.names[n].replace(KIND, "");
+	return s;
+}
+
+function nameFill(T, n, blocked) {
+	var j = 2 * n + (blocked ? 1 : 0), f = T.fills[j];
+	if (f === undefined) f = T.fills[j] = rgb(T.colors[n], blocked ? 6 : 0);
+	return f;
+}
+
+/* The colour at k in "rrggbbrrggbb", written as prof-svg writes it. */
+function rgb(hex, k) {
+	return "rgb(" + parseInt(hex.substring(k, k + 2), 16) + "," + parseInt(hex.substring(k + 2, k + 4), 16) +
+		"," + parseInt(hex.substring(k + 4, k + 6), 16) + ")";
+}
+
+function esc(s) {
+	return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}
+
+/* A count as prof-svg writes it: thousands separators, up to 3 decimals. */
+function fmtCount(v) {
+	var s = v === Math.floor(v) && Math.abs(v) < 1e15 ? v.toFixed(0) : v.toFixed(3).replace(/\.?0+$/, "");
+	var d = s.indexOf("."), i = d < 0 ? s.length : d;
+	var head = s.substring(0, i), o = "";
+	for (var k = 0; k < head.length; k++) {
+		if (k && head.charAt(k - 1) !== "-" && (head.length - k) % 3 === 0) o += ",";
+		o += head.charAt(k);
+	}
+	return o + s.substring(i);
+}
+
+function info(name, count, all) {
+	var c = C.ns ? fmtTime(count * C.ns) : fmtCount(count * C.factor) + " " + countName;
+	return name + " (" + c + ", " + (100 * count / all).toFixed(2) + "%)";
+}
+
+var countName = details.getAttribute("data-countname") || "samples";
+var KIND = /_\[[kjiwp]\]$/;
+var nextUp = new Float64Array(1), nextUpBits = new BigUint64Array(nextUp.buffer);
+
+/* The k-th greatest of v[0..n) (from 0); v is reordered. */
+function kth(v, n, k) {
+	var lo = 0, hi = n - 1;
+	while (lo < hi) {
+		var p = v[(lo + hi) >> 1], i = lo, j = hi, t;
+		while (i <= j) {
+			while (v[i] > p) i++;
+			while (v[j] < p) j--;
+			if (i <= j) { t = v[i]; v[i++] = v[j]; v[j--] = t; }
+		}
+		if (k <= j) hi = j; else if (k >= i) lo = i; else break;
+	}
+	return v[k];
+}
+
+/*
+ * The frames of a range are written into elements kept from one range to
+ * the next, in place: parsing new markup for 4,000 frames took 140 ms in
+ * Chromium, setting their attributes a fraction of it.
+ */
+var pool = [], NS = "http://www.w3.org/2000/svg";
+pool.state = [];
+
+function frameEl(i) {
+	var g = pool[i];
+	if (!g) {
+		g = pool[i] = doc.createElementNS(NS, "g");
+		g.appendChild(doc.createElementNS(NS, "title"));
+		g.appendChild(doc.createElementNS(NS, "rect")).setAttribute("height", (C.fh - 1).toFixed(1));
+		g.appendChild(doc.createElementNS(NS, "text"));
+	}
+	return g;
+}
+
+/* The frames of the slots that start in [a, b) ns from t0 (the whole
+ * profile when a is null): their count (T.incl), place (T.x) and, in
+ * preorder, the T.ndrawn drawn (T.drawn).  Returns the range's total. */
+function rangeLayout(a, b) {
+	var T = timeData(), M = T.M, incl = T.incl, kids = T.kids, x = T.x, cur = T.cur;
+	var par = T.parent, dep = T.depth, end = T.end, k, p, v, all = 0, positive = 0, nc = 0;
+	var s0 = a === null ? 0 : slotAt(a), s1 = a === null ? T.start.length : slotAt(b);
+	incl.fill(0);
+	kids.fill(0);
+	for (k = T.off[s0]; k < T.off[s1]; k++) {
+		incl[T.node[k]] += T.count[k];
+		all += T.count[k];
+	}
+	var minPx = C.minwPct ? C.minw / 100 * full : C.minw, minw = all > 0 ? minPx * all / full : 0;
+	/* Children follow their parent: backwards, each is complete when its
+	 * count goes up, and a candidate for the frame budget then. */
+	for (k = M - 1; k > 0; k--) {
+		if ((v = incl[k]) === 0) continue;
+		p = par[k];
+		incl[p] += v;
+		kids[p] += v;
+		positive++;
+		if (v >= minw) T.cand[nc++] = v;
+	}
+	/* Summed again, the root's count is the records' sum, to the bit or
+	 * near it: the records' sum is what prof-svg's root has. */
+	incl[0] = all;
+	if (all > 0) {
+		positive++;
+		if (all >= minw) T.cand[nc++] = all;
+	}
+	if (C.maxframes > 0 && nc > C.maxframes) {
+		/* As prof-svg: the frames wider than the budget's last, the
+		 * next double up from it. */
+		nextUp[0] = kth(T.cand, nc, C.maxframes);
+		nextUpBits[0] += 1n;
+		if (nextUp[0] > minw) minw = nextUp[0];
+	}
+	/* Self time first, then the children in order, as prof-svg places
+	 * them.  A frame too narrow, or too deep, to be drawn has no drawn
+	 * child: past it, its subtree moves its parent's next child only. */
+	var drawn = 0;
+	x[0] = 0;
+	cur[0] = Math.max(0, all - kids[0]);
+	if (all > 0 && all >= minw) T.drawn[drawn++] = 0;
+	for (k = drawn ? 1 : M; k < M;) {
+		v = incl[k];
+		p = par[k];
+		if (v < minw || !(v > 0) || dep[k] > C.depthmax) {
+			cur[p] += v;
+			k = end[k];
+			continue;
+		}
+		x[k] = cur[p];
+		cur[p] += v;
+		cur[k] = x[k] + Math.max(0, v - kids[k]);
+		T.drawn[drawn++] = k++;
+	}
+	T.ndrawn = drawn;
+	T.positive = positive;
+	return all;
+}
+
+/* Draws the graph of the slots that start in [a, b) ns from t0, or the
+ * whole profile when a is null. */
+function drawRange(a, b) {
+	var T = timeData(), all = rangeLayout(a, b), drawn = T.ndrawn, incl = T.incl, x = T.x, dep = T.depth;
+	var wp = all > 0 ? full / all : 0, fh = C.fh, ty = (fh - 1) / 2 + C.fontsize / 3, k, v;
+	rangeAll = all;
+	if (rootFill === null) rootFill = framesG.querySelector("rect").getAttribute("fill");
+	var redraw = pool.drawing;
+	if (!pool.drawing) {
+		while (framesG.firstChild) framesG.removeChild(framesG.firstChild);
+		pool.drawing = true;
+	}
+	/* What zoom and search left on the elements (a label's transform, a
+	 * class) is undone first, from what the viewer knows of them: the loop
+	 * below reads nothing back from the page. */
+	if (redraw && inited) {
+		for (i = 0; i < N; i++) {
+			if (textTf[i]) textOf(i).removeAttribute("transform");
+			if (state[i] || matched[i]) nodes[i].setAttribute("class", "f");
+		}
+	}
+	/* The elements change only where the frame drawn there does; a label
+	 * too narrow to show a character is not moved while it stays empty. */
+	for (var i = 0; i < drawn; i++) {
+		k = T.drawn[i];
+		v = incl[k];
+		var g = frameEl(i), rect = g.firstChild.nextSibling, text = rect.nextSibling;
+		var was = pool.state[i] ||
+			(pool.state[i] = { k: -1, v: 0, x: 0, d: -1, ty: -1, fill: "", label: "", name: "", title: undefined });
+		var rx = C.xpad + x[k] * wp, rw = v * wp, d = dep[k];
+		if (was.k !== k || was.v !== v || was.x !== x[k]) {
+			var shown = k ? shownName(T, T.name[k]) : "all";
+			var y = C.inverted ? C.y0 + d * fh : C.y0 - d * fh, fill, label = fit(shown, rw);
+			rect.setAttribute("x", rx.toFixed(2));
+			rect.setAttribute("width", rw.toFixed(2));
+			if (was.d !== d) rect.setAttribute("y", y.toFixed(1));
+			fill = k ? nameFill(T, T.name[k], C.blocked && T.blk[k]) : rootFill;
+			if (was.fill !== fill) rect.setAttribute("fill", fill);
+			if (label || was.label) {
+				text.setAttribute("x", (rx + 3).toFixed(2));
+				if (was.ty !== y) text.setAttribute("y", (y + ty).toFixed(2));
+				was.ty = y;
+			}
+			if (was.label !== label) text.textContent = label;
+			was.k = k; was.v = v; was.x = x[k]; was.d = d; was.fill = fill; was.label = label;
+			was.name = shown;
+			was.title = undefined;
+		}
+		if (g.parentNode !== framesG) framesG.appendChild(g);
+	}
+	for (k = drawn; k < pool.length && pool[k].parentNode; k++) framesG.removeChild(pool[k]);
+	framesG.removeAttribute("transform");
+	/* The viewer starts over on the new frames. */
+	nodes = []; names = []; labels = []; classes = []; texts = []; textTf = [];
+	inited = false; warmed = 0; zoomed = -1;
+	total = all > 0 ? all : 1;
+	wpt = full / total;
+	omitted = T.positive - drawn;
+	unzoomBtn.classList.add("hide");
+	ready();
+	for (i = 0; i < drawn; i++) names[i] = pool.state[i].name;
+	warmed = drawn;
+	return all;
+}
+
+var heatG = doc.getElementById("heatmap"), heatSel = doc.getElementById("heat-sel");
+var heatRange = doc.getElementById("heat-range"), H = C.heat;
+
+function secs(ns) {
+	return String(+(ns / 1e9).toFixed(6));
+}
+
+/* The cell under an event, as [column, row], or null outside them. */
+function cellAt(e) {
+	var m = heatG.getScreenCTM(), pt = doc.documentElement.createSVGPoint();
+	pt.x = e.clientX;
+	pt.y = e.clientY;
+	pt = pt.matrixTransform(m.inverse());
+	var c = Math.floor((pt.x - H.x) / H.cw), r = Math.floor((pt.y - H.y) / H.rh);
+	if (c < 0 || c >= H.cols || r < 0 || r >= H.rows) return null;
+	return [c, r];
+}
+
+function cellStart(c) {
+	return c[0] * 1e9 + c[1] * H.rowNs;
+}
+
+/* Outlines [a, b) ns: a part column, whole columns, a part column. */
+function outline(a, b) {
+	if (a === null) { heatSel.setAttribute("d", ""); return; }
+	var d = "", c0 = Math.floor(a / 1e9), c1 = Math.floor((b - 1) / 1e9), r0, r1, c;
+	for (c = c0; c <= c1 && c < H.cols; c++) {
+		r0 = c === c0 ? Math.floor((a - c * 1e9) / H.rowNs + 1e-9) : 0;
+		r1 = c === c1 ? Math.ceil((b - c * 1e9) / H.rowNs - 1e-9) : H.rows;
+		if (r1 <= r0) continue;
+		d += "M" + (H.x + c * H.cw).toFixed(2) + "," + (H.y + r0 * H.rh).toFixed(2) + "h" + H.cw.toFixed(3) +
+			"v" + ((r1 - r0) * H.rh).toFixed(2) + "h" + (-H.cw).toFixed(3) + "z";
+	}
+	heatSel.setAttribute("d", d);
+}
+
+function showRange(a, b) {
+	if (!C.heat) return;
+	if (a !== null && !(b > a)) return;
+	range = a === null ? null : [a, b];
+	var all = drawRange(a, b);
+	outline(a, b);
+	heatRange.textContent = a === null ? " " : secs(a) + "\u2013" + secs(b) + " s: " +
+		(C.ns ? fmtTime(all * C.ns) : fmtCount(all * C.factor) + " " + countName) + " \u00d7 (show all)";
+	if (term !== null) search(term, termFromLink); else saveState();
+}
+
+if (H) {
+	var dragFrom = null;
+	heatG.addEventListener("mousedown", function (e) {
+		var c = cellAt(e);
+		if (!c) return;
+		e.preventDefault();
+		dragFrom = c;
+		var a = cellStart(c);
+		outline(a, a + H.rowNs);
+	});
+	window.addEventListener("mousemove", function (e) {
+		var c = dragFrom && cellAt(e);
+		if (c) {
+			var a = Math.min(cellStart(dragFrom), cellStart(c)), b = Math.max(cellStart(dragFrom), cellStart(c));
+			outline(a, b + H.rowNs);
+		}
+	});
+	window.addEventListener("mouseup", function (e) {
+		if (!dragFrom) return;
+		var c = cellAt(e) || dragFrom, a = Math.min(cellStart(dragFrom), cellStart(c));
+		var b = Math.max(cellStart(dragFrom), cellStart(c)) + H.rowNs;
+		dragFrom = null;
+		showRange(a, b);
+	});
+	heatG.addEventListener("mousemove", function (e) {
+		var c = cellAt(e);
+		if (!c || dragFrom) return;
+		var a = cellStart(c), T = timeData(), sum = 0;
+		for (var k = T.off[slotAt(a)]; k < T.off[slotAt(a + H.rowNs)]; k++) sum += T.count[k];
+		details.textContent = secs(a) + "\u2013" + secs(a + H.rowNs) + " s: " +
+			(C.ns ? fmtTime(sum * C.ns) : fmtCount(sum * C.factor) + " " + countName);
+	});
+	heatG.addEventListener("mouseout", function () { details.textContent = " "; });
+	heatRange.addEventListener("mousedown", function (e) { e.stopPropagation(); });
+	heatRange.addEventListener("click", function () { if (range) showRange(null, null); });
+}
+
 window.addEventListener("scroll", keepControls);
 window.addEventListener("resize", keepControls);
 restoreState();
 showRoots();
 idle(warm);
+/* A range's first redraw would otherwise read the whole profile first,
+ * make its elements, and run code not yet compiled. */
+var warmRuns = 0;
+function warmRange() {
+	timeData();
+	for (var i = pool.length; i < (C.maxframes > 0 ? C.maxframes : Math.min(TD.M, 8192)); i++) frameEl(i);
+	/* The engine compiles the loops well after a few runs. */
+	rangeLayout(null, null);
+	if (++warmRuns < 4) idle(warmRange);
+}
+if (C.heat) idle(warmRange);
 window.fg = { zoom: zoom, unzoom: unzoom, search: search, resetSearch: resetSearch, linkRegex: linkRegex,
-	frames: function () { ready(); return N; }, zoomed: function () { return zoomed; } };
+	frames: function () { ready(); return N; }, zoomed: function () { return zoomed; },
+	title: function (i) { ready(); return titleOf(i); },
+	frame: function (i) { ready(); return i < N ? [fx[i], fw[i], fd[i]] : null; },
+	layout: function (a, b) { return rangeLayout(a * 1e9, b * 1e9); },
+	range: function (a, b) { showRange(a === null ? null : a * 1e9, b * 1e9); return range; } };
 })();

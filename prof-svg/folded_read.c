@@ -31,10 +31,12 @@ static void note_bad(struct folded_stats *st, const char *line, size_t len, size
 }
 
 void folded_read(FILE *f, struct frame_tree *t, enum folded_role role, bool reverse,
-		 struct folded_stats *st)
+		 struct folded_stats *st, struct timeline *tl)
 {
 	char *line = NULL;
 	size_t cap = 0, lineno = 0;
+	uint64_t slot = 0;
+	bool timed = false; /* a time line came: the stacks are slot's */
 	ssize_t got;
 
 	while ((got = getline(&line, &cap, f)) > 0) {
@@ -56,6 +58,12 @@ void folded_read(FILE *f, struct frame_tree *t, enum folded_role role, bool reve
 				memcpy(st->unit, l.unit, l.unit_len);
 				st->unit[l.unit_len] = '\0';
 			}
+			if (l.timed) {
+				timed = true;
+				slot = l.time_ns;
+				if (tl && !tl->slot_ns)
+					tl->slot_ns = l.slot_ns;
+			}
 			continue;
 		case FOLDED_NO_COUNT:
 		case FOLDED_BAD_COUNT:
@@ -72,8 +80,12 @@ void folded_read(FILE *f, struct frame_tree *t, enum folded_role role, bool reve
 			ft_enable_diff(t);
 		st->lines++;
 		switch (role) {
-		case FOLDED_ANY:
-			ft_add(t, line, l.stack_len, reverse, after, before);
+		case FOLDED_ANY:;
+			uint32_t leaf = ft_add(t, line, l.stack_len, reverse, after, before);
+			if (tl && timed)
+				timeline_add(tl, slot, leaf, after);
+			else if (tl && !tl->untimed++)
+				tl->first_untimed = lineno;
 			break;
 		case FOLDED_BEFORE:
 			ft_add(t, line, l.stack_len, reverse, 0, after);

@@ -14,6 +14,7 @@
 
 #include "folded.h"
 #include "frame_tree.h"
+#include "timeline.h"
 
 enum folded_role {
 	FOLDED_ANY,    /* one column, or two columns (differential) */
@@ -32,8 +33,9 @@ struct folded_stats {
 	char unit[FOLDED_UNIT_MAX + 1]; /* from a "# count: UNIT" line, or "" */
 };
 
-/* Reads every line of f (named name in diagnostics) into t. */
+/* Reads every line of f into t; with tl, the time of timed folded stacks
+ * into tl too. */
 void folded_read(FILE *f, struct frame_tree *t, enum folded_role role, bool reverse,
-		 struct folded_stats *st);
+		 struct folded_stats *st, struct timeline *tl);
 
 #endif

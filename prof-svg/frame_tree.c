@@ -373,8 +373,8 @@ static size_t shared_frames(const struct frame_tree *t, const char *stack, size_
 	return d;
 }
 
-void ft_add(struct frame_tree *t, const char *stack, size_t len, bool reverse,
-	    double count, double before)
+uint32_t ft_add(struct frame_tree *t, const char *stack, size_t len, bool reverse,
+		double count, double before)
 {
 	uint32_t node = 0;
 
@@ -454,6 +454,7 @@ void ft_add(struct frame_tree *t, const char *stack, size_t len, bool reverse,
 		}
 	}
 	t->time += count;
+	return node;
 }
 
 const char *ft_name(const struct frame_tree *t, uint32_t i, size_t *len)

@@ -78,8 +78,8 @@ void ft_free(struct frame_tree *t);
 
 /* Adds one stack "a;b;c" (len bytes, without the count) with its count and,
  * in differential mode, its "before" count.  With reverse set the frames are
- * taken leaf first. */
-void ft_add(struct frame_tree *t, const char *stack, size_t len, bool reverse,
+ * taken leaf first.  Returns the stack's last node. */
+uint32_t ft_add(struct frame_tree *t, const char *stack, size_t len, bool reverse,
 	    double count, double before);
 
 /* The name of node i (the root has "all") and its length. */

@@ -203,7 +203,7 @@ static void parse_options(int argc, char **argv, struct options *opt)
 #define INPUT_BUFFER (256u << 10)
 
 static void read_input(struct frame_tree *t, const char *path, enum folded_role role,
-		       bool reverse, struct folded_stats *st, int *status)
+		       bool reverse, struct folded_stats *st, struct timeline *tl, int *status)
 {
 	/* stdio reads a file 4 KiB at a time: a system call each, which was
 	 * a tenth of the time on a big profile.  (glibc ignores the size
@@ -215,7 +215,7 @@ static void read_input(struct frame_tree *t, const char *path, enum folded_role 
 	setvbuf(f, buffer, _IOFBF, sizeof(buffer));
 
 	st->bad = st->indented = 0;
-	folded_read(f, t, role, reverse, st);
+	folded_read(f, t, role, reverse, st, tl);
 	if (ferror(f))
 		err(EXIT_USAGE, "%s", input_name(path));
 	if (st->bad && st->lines == lines) {
@@ -243,6 +243,7 @@ int main(int argc, char **argv)
 	struct svg_opts *o = &opt.svg;
 	struct folded_stats st = { 0 };
 	struct frame_tree *t;
+	struct timeline timeline = { 0 }, *tl = NULL;
 	int status = EXIT_OK;
 	size_t bad = 0;
 	FILE *out;
@@ -258,15 +259,25 @@ int main(int argc, char **argv)
 		status = EXIT_PARTIAL;
 
 	t = ft_new(o->flamechart, opt.diff);
+	/* A flame chart's x axis is already time, of another kind. */
+	if (!o->flamechart)
+		tl = &timeline;
 	if (opt.diff) {
-		read_input(t, argv[optind], FOLDED_BEFORE, opt.reverse, &st, &status);
-		read_input(t, argv[optind + 1], FOLDED_AFTER, opt.reverse, &st, &status);
+		read_input(t, argv[optind], FOLDED_BEFORE, opt.reverse, &st, NULL, &status);
+		read_input(t, argv[optind + 1], FOLDED_AFTER, opt.reverse, &st, NULL, &status);
 	} else if (optind == argc) {
-		read_input(t, NULL, FOLDED_ANY, opt.reverse, &st, &status);
+		read_input(t, NULL, FOLDED_ANY, opt.reverse, &st, tl, &status);
 	} else {
 		for (int i = optind; i < argc; i++)
-			read_input(t, argv[i], FOLDED_ANY, opt.reverse, &st, &status);
+			read_input(t, argv[i], FOLDED_ANY, opt.reverse, &st, tl, &status);
 	}
+	if (tl && tl->slot_ns && tl->untimed)
+		warnx("%s:%zu: %zu stack%s before the first time line: in the whole graph, in no "
+		      "range of time", optind < argc ? argv[optind] : input_name(NULL),
+		      tl->first_untimed, tl->untimed, tl->untimed == 1 ? "" : "s");
+	/* Two columns (difffolded.pl's) have no time to draw. */
+	if (tl && (t->diff || !tl->slot_ns))
+		timeline_free(tl), tl = NULL;
 	if (!opt.countname_set && st.unit[0])
 		o->countname = st.unit;
 	o->ns_per_count = time_unit_ns(o->countname) * o->factor;
@@ -282,13 +293,15 @@ int main(int argc, char **argv)
 		svg_write_empty(out, o);
 		status = EXIT_USAGE;
 	} else {
-		svg_write(out, t, o);
+		svg_write(out, t, o, tl);
 	}
 	if (!output_close(out, opt.output))
 		status = EXIT_USAGE;
 	if (o->palmap && !palette_map_save(o->palmap))
 		status = EXIT_USAGE;
 	ft_free(t);
+	if (tl)
+		timeline_free(tl);
 	name_attrs_free(o->nameattrs);
 	palette_map_free(o->palmap);
 	return status;

@@ -9,6 +9,7 @@
 #include "frame_kind.h"
 #include "time_text.h"
 #include "number_text.h"
+#include "svg_time.h"
 #include "xml_text.h"
 
 #define XPAD 10.0
@@ -204,7 +205,7 @@ void svg_format_count(char *buf, size_t size, double v)
 	buf[out] = '\0';
 }
 
-static void put_style(FILE *f, const struct svg_opts *o)
+static void put_style(FILE *f, const struct svg_opts *o, bool timed)
 {
 	fprintf(f,
 		"<style type=\"text/css\"><![CDATA[\n"
@@ -215,16 +216,20 @@ static void put_style(FILE *f, const struct svg_opts *o)
 		"#search, #ignorecase { opacity: 0.3; }\n"
 		"#search:hover, #search.show, #ignorecase:hover, #ignorecase.show { opacity: 1; }\n"
 		"#unzoom.hide { display: none; }\n"
+
 		"#frames > g { cursor: pointer; }\n"
 		"#frames > g:hover > rect, #frames > g:hover > a > rect { stroke: rgb(0,0,0); "
 		"stroke-width: 0.5; vector-effect: non-scaling-stroke; }\n"
 		"#frames > g.parent { opacity: 0.5; }\n"
 		"#frames > g.match > rect, #frames > g.match > a > rect { fill: rgb(230,0,230); }\n"
+		"%s"
 		"]]></style>\n",
-		o->fonttype, o->fontsize, o->fontsize + 5);
+		o->fonttype, o->fontsize, o->fontsize + 5,
+		timed ? "#heat-range { text-anchor: end; cursor: pointer; }\n"
+			"#heatmap { cursor: crosshair; }\n" : "");
 }
 
-static void put_header(FILE *f, const struct svg_opts *o, double width, double height)
+static void put_header(FILE *f, const struct svg_opts *o, double width, double height, bool timed)
 {
 	fprintf(f,
 		"<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
@@ -243,7 +248,7 @@ static void put_header(FILE *f, const struct svg_opts *o, double width, double h
 		"<stop stop-color=\"%s\" offset=\"5%%\"/><stop stop-color=\"%s\" offset=\"95%%\"/>"
 		"</linearGradient></defs>\n",
 		o->bg_top, o->bg_bottom);
-	put_style(f, o);
+	put_style(f, o, timed);
 	fputs("<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" fill=\"url(#background)\"/>\n", f);
 }
 
@@ -260,7 +265,7 @@ void svg_write_empty(FILE *f, const struct svg_opts *o)
 {
 	double h = o->fontsize * 5 + 20;
 
-	put_header(f, o, o->width, h);
+	put_header(f, o, o->width, h, false);
 	put_text(f, "title", NULL, o->width / 2, o->fontsize * 2, o->title);
 	put_text(f, "empty", NULL, XPAD, o->fontsize * 4, "No stack counts found");
 	fputs("</svg>\n", f);
@@ -476,7 +481,8 @@ static void place_legends(struct layout *L, const struct frame_tree *t, const st
 	}
 }
 
-static void put_config(FILE *f, const struct svg_opts *o, const struct layout *L)
+static void put_config(FILE *f, const struct svg_opts *o, const struct layout *L,
+		       const struct heatmap *h)
 {
 	/* Numbers only: no user-controlled text ever reaches a script. */
 	fprintf(f,
@@ -492,15 +498,36 @@ static void put_config(FILE *f, const struct svg_opts *o, const struct layout *L
 	 * only a lower bound, and says so. */
 	if (L->omitted)
 		fprintf(f, ", omitted: %zu", L->omitted);
+	/* What a range view needs to draw frames as these are drawn. */
+	if (h)
+		fprintf(f,
+			",\nheat: { x: %.15g, y: %.15g, cw: %.15g, rh: %.15g, rows: %u, cols: %llu, "
+			"rowNs: %.15g, t0: %.15g, time: %s },\n"
+			"fh: %.15g, y0: %.15g, depthmax: %u, minw: %.15g, minwPct: %s, maxframes: %.15g, "
+			"blocked: %s, factor: %.17g",
+			h->x, h->y, h->cw, h->rh, h->rows, (unsigned long long)h->cols, h->row_ns,
+			(double)h->t0_ns / 1e9, h->time ? "true" : "false", L->fh,
+			frame_y(L, o->inverted, 0), L->depthmax, o->minwidth,
+			o->minwidth_pct ? "true" : "false", o->minwidth_set ? 0 : o->maxframes,
+			L->blocked ? "true" : "false", o->factor);
 	fputs(" };\n]]></script>\n", f);
 }
 
-void svg_write(FILE *f, struct frame_tree *t, const struct svg_opts *o)
+void svg_write(FILE *f, struct frame_tree *t, const struct svg_opts *o, struct timeline *tl)
 {
 	struct layout L = { 0 };
 	double total = t->nodes[0].count;
 	struct writer w = { f, o, &L };
 	size_t omitted = 0;
+	struct heatmap heat, *h = NULL;
+	struct preorder pre = { 0 };
+
+	/* A range may draw any node: all are ordered, once, as the graph is. */
+	if (tl && tl->n) {
+		for (size_t i = 0; i < t->n; i++)
+			ft_sort_children(t, (uint32_t)i);
+		h = &heat;
+	}
 
 	L.width = o->width;
 	L.fh = o->frameheight;
@@ -510,7 +537,7 @@ void svg_write(FILE *f, struct frame_tree *t, const struct svg_opts *o)
 	L.minw = (o->minwidth_pct ? o->minwidth / 100 * (L.width - 2 * XPAD) : o->minwidth) / L.wpt;
 	if (!o->minwidth_set && o->maxframes > 0)
 		L.minw = budget_min(t, L.minw, o->maxframes, &omitted);
-	walk(t, L.minw, true, measure, &L);
+	walk(t, L.minw, !h, measure, &L);
 	for (size_t i = 0; i < t->n; i++)
 		L.omitted += t->nodes[i].count > 0;
 	L.omitted -= L.drawn < L.omitted ? L.drawn : L.omitted;
@@ -528,10 +555,16 @@ void svg_write(FILE *f, struct frame_tree *t, const struct svg_opts *o)
 	}
 	if (L.legend)
 		place_legends(&L, t, o);
+	if (h) {
+		tree_preorder(t, &pre);
+		timeline_sort(tl, pre.order);
+		heatmap_plan(h, tl, o, XPAD, L.top, L.width - 2 * XPAD);
+		L.top += h->height;
+	}
 	L.bottom = o->fontsize * 2 + 10;
 	L.height = L.top + (L.depthmax + 1) * L.fh + L.bottom;
 
-	put_header(f, o, L.width, L.height);
+	put_header(f, o, L.width, L.height, h != NULL);
 	if (omitted)
 		fprintf(f, "<!-- %zu frames narrower than %.2f px are not drawn: the frame "
 			   "budget is %.0f; an explicit minimum width draws them -->\n",
@@ -542,6 +575,10 @@ void svg_write(FILE *f, struct frame_tree *t, const struct svg_opts *o)
 	fprintf(f, "<text id=\"details\" x=\"%.2f\" y=\"%.2f\" data-nametype=\"", XPAD,
 		L.height - L.bottom / 2 + o->fontsize / 3);
 	xml_puts(f, o->nametype);
+	if (h) {
+		fputs("\" data-countname=\"", f);
+		xml_puts(f, o->countname);
+	}
 	fputs("\"> </text>\n", f);
 	put_text(f, "unzoom", "hide", XPAD, L.title_y, "Reset Zoom");
 	put_text(f, "search", NULL, L.width - XPAD - 100, L.title_y, "Search");
@@ -552,6 +589,8 @@ void svg_write(FILE *f, struct frame_tree *t, const struct svg_opts *o)
 		put_legend(f, o, &L);
 	if (L.blocked)
 		put_offcpu_legend(f, t, o, &L);
+	if (h)
+		heatmap_write(f, h, tl, o);
 	/* Zooming scales #frames; the clip keeps it inside the margins. */
 	fprintf(f, "<defs><clipPath id=\"fgclip\"><rect x=\"%.2f\" y=\"0\" width=\"%.2f\" "
 		   "height=\"%.2f\"/></clipPath></defs>\n<g clip-path=\"url(#fgclip)\">\n"
@@ -559,7 +598,11 @@ void svg_write(FILE *f, struct frame_tree *t, const struct svg_opts *o)
 		XPAD, L.width - 2 * XPAD, L.height);
 	walk(t, L.minw, false, draw, &w);
 	fputs("</g>\n</g>\n", f);
-	put_config(f, o, &L);
+	if (h)
+		timeline_data_write(f, t, tl, &pre, h, o, L.blocked, L.legend);
+	put_config(f, o, &L, h);
+	if (h)
+		preorder_free(&pre);
 	fputs("<script type=\"text/ecmascript\"><![CDATA[\n", f);
 	fputs(svg_script_js, f);
 	fputs("]]></script>\n</svg>\n", f);

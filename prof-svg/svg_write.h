@@ -9,12 +9,14 @@
 
 #include "frame_tree.h"
 #include "svg_opts.h"
+#include "timeline.h"
 
 /* The flame graph's script, flamegraph.js, NUL-terminated (flamegraph_js.S). */
 extern const char svg_script_js[];
 
-/* Writes the flame graph of t. */
-void svg_write(FILE *f, struct frame_tree *t, const struct svg_opts *o);
+/* Writes the flame graph of t; with the counts of tl by time (tl NULL or
+ * empty: none), a heatmap above it and the data to draw any range. */
+void svg_write(FILE *f, struct frame_tree *t, const struct svg_opts *o, struct timeline *tl);
 
 /* Writes the SVG that says there is nothing to draw. */
 void svg_write_empty(FILE *f, const struct svg_opts *o);

@@ -142,3 +142,25 @@ make_cgroup() {
 	CG=$CGROOT/prof-test-$$
 	mkdir "$CG"
 }
+
+# timed_phases FILE: timed folded stacks of a program with phases (as
+# tests/workloads/phases.c has them): 1.5 s in "one", 1.5 s in "two", then
+# a 200 ms "burst" at the start of each of 3 seconds, a sample every 10 ms,
+# and "other" every 70 ms.
+timed_phases() {
+	awk 'BEGIN {
+		for (t = 0; t < 600; t++) {
+			printf "[time: %d.%02d0000000 0.010000000] 0\n", t / 100, t % 100
+			if (t < 150) print "app;main;one 1"
+			else if (t < 300) print "app;main;two 1"
+			else if (t % 100 < 20) print "app;main;burst 2"
+			if (t % 7 == 0) print "app;main;other 1"
+		}
+	}' >"$1"
+}
+
+# timed_range FILE START END: the stacks of timed folded FILE whose slot
+# starts in [START, END) seconds, for the graph of that range alone.
+timed_range() {
+	awk -v a="$2" -v b="$3" '/^\[time: / { t = $2 + 0; keep = t >= a - 1e-9 && t < b - 1e-9; next } keep' "$1"
+}

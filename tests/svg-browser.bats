@@ -2,6 +2,8 @@
 # prof-svg's interaction in a real browser: Debian's chromium driven by
 # playwright-core (tests/browser, pinned by its package-lock.json).
 
+load helpers
+
 FIX="$BATS_TEST_DIRNAME/fixtures/svg"
 CHECK="$BATS_TEST_DIRNAME/browser/check.js"
 
@@ -254,4 +256,63 @@ rep() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"# search /r/: a 4 frames, \"Matched: 90.00%\""* ]]
 	[[ "$output" == *"# clicked: a \"demo (100 samples, 50.00%)\""* ]]
+}
+
+@test "a timed profile: ?t= draws a phase's range as prof-svg draws its stacks alone; search works in it" {
+	timed_phases "$TMP/in"
+	prof-svg -o "$TMP/t.svg" "$TMP/in"
+	timed_range "$TMP/in" 0 1.5 | prof-svg -o "$TMP/ref.svg"
+	run node "$CHECK" range "$TMP/t.svg" 0-1.5 "$TMP/ref.svg" '^o' +one -two -burst +other
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"0–1.5 s: 172 samples × (show all)"'* ]]
+	# A range across phases, not on a row's edge: the slots that start in it.
+	timed_range "$TMP/in" 2.95 3.105 | prof-svg -o "$TMP/ref2.svg"
+	run node "$CHECK" range "$TMP/t.svg" 2.95-3.105 "$TMP/ref2.svg" 'burst|two' +two +burst -one
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "dragging over the heatmap draws that range; a zoom in it is kept in the link with the range" {
+	timed_phases "$TMP/in"
+	prof-svg -o "$TMP/t.svg" "$TMP/in"
+	# From second 1's row 10 (1.2 s) to second 3's row 4 (3.1 s, its end).
+	timed_range "$TMP/in" 1.2 3.1 | prof-svg -o "$TMP/ref.svg"
+	run node "$CHECK" range "$TMP/t.svg" 1,10,3,4 "$TMP/ref.svg" - +one +two +burst
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"?t=1.2-3.1"* ]]
+	run node "$CHECK" rangeZoom "$TMP/t.svg" 1.5-3 two
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "a range of a profile of many deep stacks is drawn as prof-svg draws it, frame budget and all" {
+	"$PROF_WORKLOADS/gen_cxx_stacks" 20000 |
+		awk '{ printf "%d\t%s\n", (NR * 7919) % 500, $0 }' | sort -s -n -k1,1 |
+		awk -F'\t' 'BEGIN { last = -1 } $1 != last { printf "[time: %d.%02d0000000 0.010000000] 0\n", $1 / 100, $1 % 100; last = $1 } { print $2 }' >"$TMP/in"
+	prof-svg -o "$TMP/t.svg" "$TMP/in"
+	timed_range "$TMP/in" 1 3.5 | prof-svg -o "$TMP/ref.svg"
+	run node "$CHECK" range "$TMP/t.svg" 1-3.5 "$TMP/ref.svg" 'Parser'
+	echo "$output" | head -5
+	[ "$status" -eq 0 ]
+	# The whole range is the whole graph.
+	prof-fold "$TMP/in" | prof-svg -o "$TMP/all.svg"
+	run node "$CHECK" range "$TMP/t.svg" 0-5 "$TMP/all.svg" 'Parser'
+	echo "$output" | head -3
+	[ "$status" -eq 0 ]
+}
+
+@test "a real program's phases, sampled: the first phase's range draws phase_one, not phase_two" {
+	require_root
+	prof-sample -F 199 -o "$TMP/cap" -- "$PROF_WORKLOADS/phases" 1.5 1.5 200 2 >"$TMP/phases"
+	cat "$TMP/phases"
+	prof-symbolize "$TMP/cap" | prof-fold --timed >"$TMP/in"
+	prof-svg -o "$TMP/t.svg" "$TMP/in"
+	# The program starts within the capture's first 100 ms: [0.1, 1.5) is
+	# the first phase's.
+	timed_range "$TMP/in" 0.1 1.5 | prof-svg -o "$TMP/ref.svg"
+	run node "$CHECK" range "$TMP/t.svg" 0.1-1.5 "$TMP/ref.svg" spin_until +phase_one -phase_two -burst
+	echo "$output" | grep -v '^# [0-9]'
+	[ "$status" -eq 0 ]
 }

@@ -10,6 +10,10 @@
 # FLAMEGRAPH_PL to a copy to compare with it.  RUNS (5) runs of each;
 # SEARCH holds the regular expressions searched for, separated by spaces:
 # by default one name in twenty and nearly every name.
+#
+# The same stacks timed, spread over 30 s of 10 ms slots, are measured too
+# (prof-svg's time view): their load, and a drag over the heatmap that
+# draws a range (RANGES, seconds), until it is painted.
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -47,7 +51,18 @@ if [ -n "${FLAMEGRAPH_PL:-}" ] && [ -f "$FLAMEGRAPH_PL" ]; then
 else
 	echo "flamegraph.pl: skipped (set FLAMEGRAPH_PL to a copy of it)"
 fi
-echo "prof-svg: as written by default; minwidth-0.1: prof-svg --minwidth 0.1, flamegraph.pl's frames"
+# Timed: each stack in one of 3,000 slots, as prof-fold --timed writes them.
+TIMED="$WORK/svg-browser-cxx-200k.timed"
+if [ ! -s "$TIMED" ] || [ "$IN" -nt "$TIMED" ]; then
+	awk '{ printf "%d\t%s\n", (NR * 7919) % 3000, $0 }' "$IN" | sort -s -n -k1,1 |
+		awk -F'\t' 'BEGIN { last = -1 } $1 != last { printf "[time: %d.%02d0000000 0.010000000] 0\n", $1 / 100, $1 % 100; last = $1 } { print $2 }' \
+		>"$TIMED.tmp" && mv "$TIMED.tmp" "$TIMED" || exit 1
+fi
+"$SVG" -o "$WORK/svg-browser-timed.svg" "$TIMED" || exit 1
+set -- "$@" timed="$WORK/svg-browser-timed.svg"
+for r in ${RANGES:-0-1.5 3-10 12-20 0-30}; do set -- --range "$r" "$@"; done
+echo "prof-svg: as written by default; minwidth-0.1: prof-svg --minwidth 0.1, flamegraph.pl's frames;"
+echo "timed: prof-svg of the same stacks in 3,000 slots of 10 ms, with its heatmap"
 set -f
 rev=
 for re in $SEARCH; do rev="$re $rev"; done

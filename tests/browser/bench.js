@@ -2,7 +2,7 @@
 // How fast flame graph SVGs open and answer in Debian's chromium, driven by
 // playwright-core: prof-svg's and flamegraph.pl's, measured the same way.
 //
-// Usage: node bench.js [--runs N] [--search REGEX]... LABEL=FILE.svg...
+// Usage: node bench.js [--runs N] [--search REGEX]... [--range A-B]... LABEL=FILE.svg...
 // The first FILE is the reference the others' ratios are taken against.
 //
 // Each run opens every file once, in turn, each in a fresh browser context,
@@ -17,6 +17,9 @@
 //          view is painted (both scripts ask with window.prompt, which is
 //          replaced by one that answers at once); then a second click
 //          clears the search.  Once for each REGEX given.
+//   range  in a timed profile's SVG, a drag over its heatmap from second A
+//          to second B, until the graph of that range is painted.  Once
+//          for each A-B given, in turn.
 // Every action is a DOM event dispatched to the element its own handlers
 // listen on, and "painted" is a requestAnimationFrame callback followed by
 // a task: by then the frame's style, layout and paint have run.
@@ -72,6 +75,26 @@ function timeClick(what) {
 	});
 }
 
+// In the page: a drag over the heatmap of a timed profile from the cell of
+// second A to that of second B (its row's start), resolved with the time
+// until the redrawn graph is painted; null for a graph without one.
+function timeRange(range) {
+	const H = window.fgConf.heat, heat = document.getElementById('heatmap');
+	if (!H) return null;
+	const [a, b] = range.split('-').map(Number), m = heat.getScreenCTM();
+	const at = (t) => {
+		const c = Math.floor(t), r = Math.floor((t - c) * 1e9 / H.rowNs);
+		return { clientX: m.a * (H.x + (c + 0.5) * H.cw) + m.e, clientY: m.d * (H.y + (r + 0.5) * H.rh) + m.f,
+			bubbles: true, cancelable: true, view: window };
+	};
+	return new Promise((resolve) => {
+		const t0 = performance.now();
+		heat.dispatchEvent(new MouseEvent('mousedown', at(a)));
+		window.dispatchEvent(new MouseEvent('mouseup', at(b - 1e-6)));
+		requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - t0), 0));
+	});
+}
+
 // In the page: what the last action left on screen, to check that it did
 // what was timed.
 function observe() {
@@ -88,7 +111,7 @@ function observe() {
 	};
 }
 
-async function measure(browser, file, regexes) {
+async function measure(browser, file, regexes, ranges) {
 	const context = await browser.newContext();
 	try {
 		await context.addInitScript(markLoad);
@@ -116,6 +139,13 @@ async function measure(browser, file, regexes) {
 			await page.evaluate(timeClick, 'search');
 			if ((await page.evaluate(observe)).matched) bad.push(`the search for ${re} was not cleared`);
 		}
+		for (const range of ranges) {
+			r['range ' + range] = await page.evaluate(timeRange, range);
+			if (r['range ' + range] === null) continue;
+			const said = await page.evaluate(() => document.getElementById('heat-range').textContent);
+			if (!/\u2013/.test(said)) bad.push(`the drag over ${range} drew no range`);
+			info.range = said;
+		}
 		bad.push(...errors);
 		return { r, info, matchedBy, bad };
 	} finally {
@@ -131,10 +161,11 @@ function median(a) {
 (async () => {
 	const argv = process.argv.slice(2), files = [];
 	let runs = 5;
-	const regexes = [];
+	const regexes = [], ranges = [];
 	while (argv.length) {
 		const a = argv.shift();
 		if (a === '--runs') runs = +argv.shift();
+		else if (a === '--range') ranges.push(argv.shift());
 		else if (a === '--search') regexes.push(argv.shift());
 		else if (a.includes('=')) files.push({ label: a.substring(0, a.indexOf('=')), file: a.substring(a.indexOf('=') + 1) });
 		else { console.error('usage: bench.js [--runs N] [--search REGEX] LABEL=FILE.svg...'); process.exit(2); }
@@ -146,14 +177,15 @@ function median(a) {
 		args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
 			'--disable-background-networking', '--disable-component-update', '--disable-sync'],
 	});
-	const keys = ['load', 'click', 'reset'].concat(regexes.map((re) => 'search ' + re));
+	const keys = ['load', 'click', 'reset'].concat(regexes.map((re) => 'search ' + re),
+		ranges.map((range) => 'range ' + range));
 	try {
 		for (const f of files) { f.times = {}; keys.forEach((k) => { f.times[k] = []; }); }
 		for (let run = 0; run < runs; run++) {
 			// Alternate the order, so that neither file always goes first.
 			const order = run % 2 ? files.slice().reverse() : files;
 			for (const f of order) {
-				const m = await measure(browser, f.file, regexes);
+				const m = await measure(browser, f.file, regexes, ranges);
 				if (m.bad.length) {
 					console.log(`# ${f.label}: ${m.bad.join('; ')}`);
 					process.exitCode = 1;
@@ -172,8 +204,11 @@ function median(a) {
 	console.log(''.padEnd(18) + files.map((f) => pad(f.label)).join('') +
 		files.slice(1).map((f) => pad('vs ' + f.label, 18)).join(''));
 	for (const k of keys) {
-		const cells = files.map((f) => pad(`${median(f.times[k]).toFixed(0)} (${Math.min(...f.times[k]).toFixed(0)})`));
-		const ratios = files.slice(1).map((f) => pad((median(ref.times[k]) / median(f.times[k])).toFixed(1) + 'x', 18));
+		// A range is timed only where there is a heatmap.
+		const t = (f) => f.times[k].filter((v) => v !== null);
+		const cells = files.map((f) => pad(t(f).length ? `${median(t(f)).toFixed(0)} (${Math.min(...t(f)).toFixed(0)})` : '-'));
+		const ratios = files.slice(1).map((f) => pad(t(f).length && t(ref).length ?
+			(median(t(ref)) / median(t(f))).toFixed(1) + 'x' : '-', 18));
 		console.log(k.padEnd(18) + cells.join('') + ratios.join(''));
 	}
 	const row = (name, get) => console.log(name.padEnd(18) + files.map((f) => pad(get(f))).join(''));
@@ -181,6 +216,7 @@ function median(a) {
 	row('frames', (f) => f.info.frames);
 	row('elements', (f) => f.info.elements);
 	console.log(`# clicked: ${files.map((f) => f.label + ' "' + f.info.target + '"').join(', ')}`);
+	if (ranges.length) console.log(`# last range: ${files.map((f) => f.label + ' "' + (f.info.range || '-') + '"').join(', ')}`);
 	regexes.forEach((re, k) => console.log(`# search /${re}/: ` +
 		files.map((f) => `${f.label} ${f.matchedBy[k]}`).join(', ')));
 })().catch((e) => { console.log('# FAIL: ' + (e.stack || e)); process.exitCode = 1; });

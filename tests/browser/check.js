@@ -660,6 +660,110 @@ const checks = {
 			await b.close();
 		}
 	},
+
+	// The graph drawn for a range of a timed profile (FILE?t=A-B, or a drag
+	// over the heatmap from cell C0,R0 to C1,R1) is the graph prof-svg draws
+	// of that range's stacks alone (REFERENCE.svg): the same frames, at the
+	// same places, with the same titles, labels and colours; a search in it
+	// finds the same share.
+	// NAMEs after REGEX: +NAME must be among the frames drawn, -NAME not.
+	async range(file, how, reference, regex, ...names) {
+		// The graphs' heights differ (a heatmap above one): y from the root's.
+		// A range's titles are written when asked for (a hover asks).
+		const frames = () => [...document.querySelectorAll('#frames > g')].map((g, i, all) =>
+			[window.fg.frame(i)[2], window.fg.frame(i)[0].toPrecision(12),
+				window.fg.frame(i)[1].toPrecision(12), window.fg.title(i),
+				g.querySelector('text').textContent, g.querySelector('rect').getAttribute('fill'),
+				g.querySelector('rect').getAttribute('x'),
+				(+g.querySelector('rect').getAttribute('y') - +all[0].querySelector('rect').getAttribute('y')).toFixed(1)].join(' '));
+		const ref = await open(reference);
+		let want, wantPct = null;
+		try {
+			want = await ref.page.evaluate(frames);
+			if (regex && regex !== '-') wantPct = await ref.page.evaluate((r) => { window.fg.search(r); return window.fgMatched; }, regex);
+		} finally {
+			await ref.close();
+		}
+		const drag = how.split(',');
+		const b = await open(file, drag.length === 4 ? '' : '?t=' + how);
+		try {
+			if (drag.length === 4) {
+				const at = await b.page.evaluate((d) => {
+					const H = window.fgConf.heat, m = document.getElementById('heatmap').getScreenCTM();
+					const pt = (c, r) => ({ x: m.a * (H.x + (c + 0.5) * H.cw) + m.e, y: m.d * (H.y + (r + 0.5) * H.rh) + m.f });
+					return [pt(+d[0], +d[1]), pt(+d[2], +d[3])];
+				}, drag);
+				await b.page.mouse.move(at[0].x, at[0].y);
+				await b.page.mouse.down();
+				await b.page.mouse.move((at[0].x + at[1].x) / 2, (at[0].y + at[1].y) / 2);
+				await b.page.mouse.move(at[1].x, at[1].y);
+				await b.page.mouse.up();
+			}
+			const got = await b.page.evaluate(frames);
+			const v = await b.page.evaluate(() => ({ search: location.search,
+				shown: document.getElementById('heat-range').textContent,
+				outline: document.getElementById('heat-sel').getAttribute('d') }));
+			console.log(`# ${got.length} frames drawn for ${v.search}: "${v.shown}"`);
+			expect(/[?&]t=\d/.test(v.search), 'the range is not in the URL');
+			expect(v.outline && v.outline.length > 0, 'the range is not outlined on the heatmap');
+			expect(got.length === want.length, `${got.length} frames drawn, the reference has ${want.length}`);
+			let diff = 0;
+			for (let i = 0; i < Math.max(got.length, want.length); i++)
+				if (got[i] !== want[i] && diff++ < 3) console.log(`# frame ${i}:\n#   got  ${got[i]}\n#   want ${want[i]}`);
+			expect(diff === 0, `${diff} frames differ from the reference`);
+			for (const line of got.slice(0, 40)) console.log('# ' + line);
+			const drawn = new Set(got.map((l) => l.split(' ')[3]));
+			for (const n of names)
+				expect(drawn.has(n.substring(1)) === (n[0] === '+'),
+					`${n.substring(1)} is ${n[0] === '+' ? 'not ' : ''}drawn in the range`);
+			if (regex && regex !== '-') {
+				const pct = await b.page.evaluate((r) => { window.fg.search(r); return window.fgMatched; }, regex);
+				console.log(`# search ${regex}: ${pct.toFixed(2)}% (reference ${wantPct.toFixed(2)}%)`);
+				expect(Math.abs(pct - wantPct) < 1e-9, 'the search share differs from the reference');
+			}
+			expect(b.errors.length === 0, 'page errors: ' + b.errors.join('; '));
+		} finally {
+			await b.close();
+		}
+	},
+
+	// In a range (?t=HOW), a click on the frame NAME zooms it; the URL then
+	// holds both, and opening it shows the same range, zoomed the same.
+	async rangeZoom(file, how, name) {
+		const b = await open(file, '?t=' + how);
+		let url;
+		try {
+			const i = await b.page.evaluate((n) => {
+				const gs = [...document.querySelectorAll('#frames > g')];
+				for (let k = 0; k < gs.length; k++)
+					if (window.fg.title(k).startsWith(n + ' (')) return k;
+				return -1;
+			}, name);
+			expect(i >= 0, `${name} is not drawn in the range`);
+			await clickFrame(b.page, i);
+			const v = await b.page.evaluate(() => ({ search: location.search, zoomed: window.fg.zoomed(),
+				range: document.getElementById('heat-range').textContent }));
+			console.log(`# after the click: ${v.search}, zoomed ${v.zoomed}, "${v.range}"`);
+			expect(v.zoomed === i, 'the click did not zoom the frame');
+			expect(/t=/.test(v.search) && /x=/.test(v.search), 'the URL lacks the range or the zoom');
+			url = v.search;
+			expect(b.errors.length === 0, 'page errors: ' + b.errors.join('; '));
+		} finally {
+			await b.close();
+		}
+		const c = await open(file, url);
+		try {
+			const v = await c.page.evaluate(() => ({ zoomed: window.fg.zoomed(),
+				title: window.fg.zoomed() >= 0 ? window.fg.title(window.fg.zoomed()) : '',
+				range: document.getElementById('heat-range').textContent }));
+			console.log(`# reopened ${url}: zoomed on ${v.title}, "${v.range}"`);
+			expect(v.title.startsWith(name + ' ('), 'the link did not zoom the same frame');
+			expect(/\u2013/.test(v.range), 'the link did not draw the range');
+			expect(c.errors.length === 0, 'page errors: ' + c.errors.join('; '));
+		} finally {
+			await c.close();
+		}
+	},
 };
 
 (async () => {

@@ -35,6 +35,7 @@ static void one(const uint8_t *data, size_t size, int k)
 		.maxframes = 4000, .palette = PAL_HOT, .hash = HASH_NAME, .factor = 1,
 	};
 	struct folded_stats st = { 0 };
+	struct timeline tl = { 0 };
 	bool chart = k == 1, diff = k == 2, reverse = k == 1;
 	struct frame_tree *t = ft_new(chart, diff);
 	FILE *f;
@@ -47,23 +48,24 @@ static void one(const uint8_t *data, size_t size, int k)
 	}
 	if (diff) {
 		f = input(data, size);
-		folded_read(f, t, FOLDED_BEFORE, reverse, &st);
+		folded_read(f, t, FOLDED_BEFORE, reverse, &st, NULL);
 		fclose(f);
 		f = input(data, size);
-		folded_read(f, t, FOLDED_AFTER, reverse, &st);
+		folded_read(f, t, FOLDED_AFTER, reverse, &st, NULL);
 		fclose(f);
 		if (t->before && t->before[0] > 0)
 			ft_scale_before(t, t->nodes[0].count / t->before[0]);
 	} else {
 		f = input(data, size);
-		folded_read(f, t, FOLDED_ANY, reverse, &st);
+		folded_read(f, t, FOLDED_ANY, reverse, &st, &tl);
 		fclose(f);
 	}
 	palette_background(NULL, t->diff ? -1 : o.palette, o.bg_top, o.bg_bottom);
 	if (t->nodes[0].count <= 0)
 		svg_write_empty(null_out, &o);
 	else
-		svg_write(null_out, t, &o);
+		svg_write(null_out, t, &o, chart || diff || !tl.slot_ns || t->diff ? NULL : &tl);
+	timeline_free(&tl);
 	ft_free(t);
 }
 

@@ -31,7 +31,7 @@ static struct frame_tree *read_text(const char *text, enum folded_role role,
 	struct frame_tree *t = ft_new(false, false);
 	FILE *f = fmemopen((void *)text, strlen(text), "r");
 
-	folded_read(f, t, role, false, st);
+	folded_read(f, t, role, false, st, NULL);
 	fclose(f);
 	return t;
 }
