@@ -40,10 +40,10 @@ LIBCOMMON  := $(BUILD)/libcommon.a
 
 LIBS_prof-sample    := -lbpf -ldw -lelf -lz -lxxhash
 LIBS_prof-symbolize := -ldw -lelf -ldebuginfod -liberty -llzma -lxxhash -lz
-LIBS_prof-fold      := -lxxhash
+LIBS_prof-fold      := -lxxhash -lm
 LIBS_prof-svg       := -lxxhash -lm
 # For the unit tests of common/ alone.
-LIBS_prof-common    := -lelf
+LIBS_prof-common    := -lelf -lm
 
 BINS := $(PROGS:%=$(BUILD)/bin/%)
 

@@ -169,6 +169,15 @@ void agg_note_unit(struct fold_agg *a, const char *unit);
  * kept stacks, bytewise sorted, one "stack count" per line. */
 void agg_write(struct fold_agg *a, FILE *out);
 
+/* --- fold_compare.c ---------------------------------------------------- */
+
+/* --diff: writes each frame's change of share from before to after with
+ * its interval, marked when beyond sampling noise, rises first (both
+ * aggregates timed); returns whether any rose beyond noise by more than
+ * threshold (a share, 0.01 for 1%).  names are the inputs'. */
+bool fold_compare(struct fold_agg *before, struct fold_agg *after, const char *names[2],
+		  double threshold, FILE *out);
+
 /* --- per-input diagnostics (shared by the two parsers) ------------------ */
 
 struct fold_diag {

@@ -44,6 +44,10 @@ static const char usage[] =
 	"  --timed[=TIME]       timed folded stacks: the stacks of each slot of\n"
 	"                       TIME (default 10ms) after a \"[time: START LENGTH] 0\"\n"
 	"                       line, for prof-svg's heatmap\n"
+	"  --diff BEFORE AFTER  each frame's change of share, with its interval;\n"
+	"                       \"*\" marks those beyond sampling noise\n"
+	"  --threshold=PCT      with --diff, exit 3 when a frame's share rose beyond\n"
+	"                       noise by more than PCT points (default 0)\n"
 	"  --input=FORMAT       auto (default), perf or folded\n"
 	"  --strict             stop at the first unparsable line\n"
 	"  -o, --output=FILE    write FILE instead of standard output\n"
@@ -51,13 +55,18 @@ static const char usage[] =
 	"  -V, --version        show the version and exit\n"
 	"\n"
 	"Exit status: 0 ok, 1 unparsable lines were skipped or a count passed\n"
-	"2^64-1, 2 usage error, unreadable input or unwritable output.\n";
+	"2^64-1, 2 usage error, unreadable input or unwritable output, 3 (--diff)\n"
+	"a frame's share rose by more than the threshold.\n";
 
 struct options {
 	struct fold_opts fold;
 	const char *output;
-	bool period_unit;
+	bool period_unit, diff, filtered;
+	double threshold; /* --diff: a share */
 };
+
+/* --diff: a regression. */
+#define EXIT_REGRESSION 3
 
 static void add_regex(struct fold_agg *agg, const char *re, bool exclude)
 {
@@ -75,7 +84,8 @@ static void parse_options(int argc, char **argv, struct options *opt, struct fol
 		OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS,
 		OPT_INLINE, OPT_CONTEXT, OPT_EVENT, OPT_SKIP, OPT_NOCOMM, OPT_CGROUP,
 		OPT_FILTER,
-		OPT_EXCLUDE, OPT_INPUT, OPT_STRICT, OPT_PERIOD_UNIT, OPT_TIMED,
+		OPT_EXCLUDE, OPT_INPUT, OPT_STRICT, OPT_PERIOD_UNIT, OPT_TIMED, OPT_DIFF,
+		OPT_THRESHOLD,
 	};
 	static const struct option longopts[] = {
 		{ "pid", no_argument, NULL, OPT_PID },
@@ -95,6 +105,8 @@ static void parse_options(int argc, char **argv, struct options *opt, struct fol
 		{ "input", required_argument, NULL, OPT_INPUT },
 		{ "period-unit", no_argument, NULL, OPT_PERIOD_UNIT },
 		{ "timed", optional_argument, NULL, OPT_TIMED },
+		{ "diff", no_argument, NULL, OPT_DIFF },
+		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 		{ "strict", no_argument, NULL, OPT_STRICT },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
@@ -123,8 +135,18 @@ static void parse_options(int argc, char **argv, struct options *opt, struct fol
 			break;
 		case OPT_NOCOMM: o->no_comm = true; break;
 		case OPT_CGROUP: o->cgroup = true; break;
-		case OPT_FILTER: add_regex(agg, optarg, false); break;
-		case OPT_EXCLUDE: add_regex(agg, optarg, true); break;
+		case OPT_FILTER: add_regex(agg, optarg, false); opt->filtered = true; break;
+		case OPT_EXCLUDE: add_regex(agg, optarg, true); opt->filtered = true; break;
+		case OPT_DIFF: opt->diff = true; break;
+		case OPT_THRESHOLD: {
+			char *end;
+			double v = strtod(optarg, &end);
+			if (end == optarg || (*end && strcmp(end, "%") != 0) || !(v >= 0 && v < 100))
+				errx(EXIT_USAGE, "--threshold=%s: expected a share from 0 to 100, in "
+				     "points (%%)", optarg);
+			opt->threshold = v / 100;
+			break;
+		}
 		case OPT_INPUT:
 			if (strcmp(optarg, "auto") == 0)
 				o->format = FMT_AUTO;
@@ -189,6 +211,35 @@ static uint64_t fold_input(const char *path, const struct fold_opts *o,
 	return bad;
 }
 
+/* --diff BEFORE AFTER: each folded timed on its own, then compared. */
+static int compare(struct options *opt, char **files)
+{
+	struct fold_agg agg[2];
+	const char *names[2];
+	uint64_t bad = 0;
+	FILE *out;
+
+	if (!opt->fold.slot_ns)
+		opt->fold.slot_ns = DEFAULT_SLOT_NS;
+	for (int k = 0; k < 2; k++) {
+		agg_init(&agg[k]);
+		agg[k].slot_ns = opt->fold.slot_ns;
+		struct perf_parser *perf = perf_parser_new(&opt->fold, &agg[k]);
+		bad += fold_input(files[k], &opt->fold, perf, &agg[k]);
+		perf_parser_report(perf);
+		perf_parser_free(perf);
+		names[k] = input_name(files[k]);
+	}
+	out = output_open(opt->output, false);
+	bool failed = fold_compare(&agg[0], &agg[1], names, opt->threshold, out);
+	bool written = output_close(out, opt->output);
+	for (int k = 0; k < 2; k++)
+		agg_free(&agg[k]);
+	if (!written)
+		return EXIT_USAGE;
+	return failed ? EXIT_REGRESSION : bad ? EXIT_PARTIAL : EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	struct options opt;
@@ -199,6 +250,16 @@ int main(int argc, char **argv)
 
 	agg_init(&agg);
 	parse_options(argc, argv, &opt, &agg);
+	if (opt.diff) {
+		if (argc - optind != 2)
+			errx(EXIT_USAGE, "--diff needs exactly two inputs, BEFORE and AFTER");
+		if (opt.filtered)
+			errx(EXIT_USAGE, "--diff compares whole profiles: no --filter or --exclude");
+		agg_free(&agg);
+		return compare(&opt, argv + optind);
+	}
+	if (opt.threshold > 0)
+		errx(EXIT_USAGE, "--threshold is for --diff");
 
 	perf = perf_parser_new(&opt.fold, &agg);
 	if (optind == argc)

@@ -79,21 +79,23 @@ void folded_read(FILE *f, struct frame_tree *t, enum folded_role role, bool reve
 		if (role == FOLDED_ANY && st->columns == 2 && !t->diff)
 			ft_enable_diff(t);
 		st->lines++;
+		uint32_t leaf;
 		switch (role) {
-		case FOLDED_ANY:;
-			uint32_t leaf = ft_add(t, line, l.stack_len, reverse, after, before);
-			if (tl && timed)
-				timeline_add(tl, slot, leaf, after);
-			else if (tl && !tl->untimed++)
-				tl->first_untimed = lineno;
+		case FOLDED_ANY:
+			leaf = ft_add(t, line, l.stack_len, reverse, after, before);
 			break;
 		case FOLDED_BEFORE:
-			ft_add(t, line, l.stack_len, reverse, 0, after);
+			leaf = ft_add(t, line, l.stack_len, reverse, 0, after);
 			break;
 		case FOLDED_AFTER:
-			ft_add(t, line, l.stack_len, reverse, after, 0);
+		default:
+			leaf = ft_add(t, line, l.stack_len, reverse, after, 0);
 			break;
 		}
+		if (tl && timed)
+			timeline_add(tl, slot, leaf, after);
+		else if (tl && !tl->untimed++)
+			tl->first_untimed = lineno;
 	}
 	free(line);
 }

@@ -243,7 +243,9 @@ int main(int argc, char **argv)
 	struct svg_opts *o = &opt.svg;
 	struct folded_stats st = { 0 };
 	struct frame_tree *t;
-	struct timeline timeline = { 0 }, *tl = NULL;
+	struct timeline timeline = { 0 }, *tl = NULL, tl_before = { 0 }, tl_after = { 0 };
+	struct diff_noise noise;
+	const char *why;
 	int status = EXIT_OK;
 	size_t bad = 0;
 	FILE *out;
@@ -263,8 +265,8 @@ int main(int argc, char **argv)
 	if (!o->flamechart)
 		tl = &timeline;
 	if (opt.diff) {
-		read_input(t, argv[optind], FOLDED_BEFORE, opt.reverse, &st, NULL, &status);
-		read_input(t, argv[optind + 1], FOLDED_AFTER, opt.reverse, &st, NULL, &status);
+		read_input(t, argv[optind], FOLDED_BEFORE, opt.reverse, &st, &tl_before, &status);
+		read_input(t, argv[optind + 1], FOLDED_AFTER, opt.reverse, &st, &tl_after, &status);
 	} else if (optind == argc) {
 		read_input(t, NULL, FOLDED_ANY, opt.reverse, &st, tl, &status);
 	} else {
@@ -283,6 +285,14 @@ int main(int argc, char **argv)
 	o->ns_per_count = time_unit_ns(o->countname) * o->factor;
 	if (opt.normalize && t->before && t->before[0] > 0)
 		ft_scale_before(t, t->nodes[0].count / t->before[0]);
+	/* Timed inputs tell a change from noise; others colour any. */
+	if (opt.diff && t->before && t->before[0] > 0 && t->nodes[0].count > 0) {
+		if (diff_noise(&noise, t, &tl_before, &tl_after, &why))
+			o->noise = &noise;
+		else
+			warnx("--diff: %s (prof-fold --timed): every change is coloured, noise or not",
+			      why);
+	}
 
 	if (t->diff) /* differential colours read best on grey */
 		palette_background(opt.bgcolors, -1, o->bg_top, o->bg_bottom);
@@ -302,6 +312,10 @@ int main(int argc, char **argv)
 	ft_free(t);
 	if (tl)
 		timeline_free(tl);
+	timeline_free(&tl_before);
+	timeline_free(&tl_after);
+	if (o->noise)
+		diff_noise_free(&noise);
 	name_attrs_free(o->nameattrs);
 	palette_map_free(o->palmap);
 	return status;

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 
+#include "diff_noise.h"
 #include "name_attr.h"
 #include "palette.h"
 #include "palette_map.h"
@@ -26,6 +27,9 @@ struct svg_opts {
 	double ns_per_count;	     /* counts are times: ns in one (--factor in); else 0 */
 	struct palette_map *palmap;  /* --cp */
 	struct name_attrs *nameattrs; /* --nameattr */
+	/* --diff of timed inputs: each frame's change against noise, from the
+	 * inputs (diff_noise.c); NULL colours every change. */
+	const struct diff_noise *noise;
 };
 
 #endif

@@ -293,6 +293,12 @@ static struct rgb frame_color(const struct writer *w, struct frame_tree *t, uint
 	if (t->before) {
 		if ((len == 2 && !memcmp(name, "--", 2)) || (len == 1 && name[0] == '-'))
 			return palette_color(o->palette, o->hash, name, len);
+		/* Against noise, only a change beyond it is coloured. */
+		if (o->noise) {
+			const struct share_change *ch = &o->noise->change[i];
+			return palette_diff_color(o->noise->compared[i] && ch->significant ? ch->delta : 0,
+						  o->noise->maxdelta, o->negate);
+		}
 		return palette_diff_color(t->nodes[i].count - t->before[i], w->L->maxdelta,
 					  o->negate);
 	}
@@ -325,7 +331,12 @@ static void put_info(const struct writer *w, struct frame_tree *t, uint32_t i,
 	fputs(", ", w->f);
 	put_fixed(w->f, 100 * count / w->L->timemax, 2);
 	fputc('%', w->f);
-	if (t->before) {
+	if (t->before && o->noise && o->noise->compared[i]) {
+		/* The change of share, with its interval. */
+		const struct share_change *c = &o->noise->change[i];
+		fprintf(w->f, "; %+.2f%% [%+.2f%%, %+.2f%%]%s", 100 * c->delta, 100 * c->lo, 100 * c->hi,
+			c->significant ? "" : ", within noise");
+	} else if (t->before) {
 		double delta = count - t->before[i];
 		fprintf(w->f, "; %s%.2f%%", delta > 0 ? "+" : "", 100 * delta / w->L->timemax);
 	}

@@ -169,10 +169,9 @@ a;c 1" ]
 [time: 1.0000000001 1] 0" ]
 	# A block of 2^63 ns ending late charges at most 2^20 slots.
 	printf '# prof-symbolize frames v1\n# count: nanoseconds\nx 1/1 99999999.000000: 9223372036854775807 offcpu-time:\n\tffffffff81000000 schedule+0x1 ([kernel.kallsyms])\n\n' >"$TMP/f"
-	run prof-fold --timed "$TMP/f"
-	[ "$status" -eq 0 ]
-	[ "$(grep -c '^\[time' <<<"$output")" -eq 1048576 ]
+	prof-fold --timed -o "$TMP/out" "$TMP/f"
+	[ "$(grep -c '^\[time' "$TMP/out")" -eq 1048576 ]
 	# 2^20 - 1 whole slots of 10 ms, and the rest in the first.
-	[ "$(grep -c ' 10000000$' <<<"$output")" -eq 1048575 ]
-	[ "$(grep -v '^\[' <<<"$output" | grep -v ' 10000000$')" = "x;schedule;[off-cpu] $((9223372036854775807 - 1048575 * 10000000))" ]
+	[ "$(grep -c ' 10000000$' "$TMP/out")" -eq 1048575 ]
+	[ "$(grep -v '^\[' "$TMP/out" | grep -v ' 10000000$')" = "x;schedule;[off-cpu] $((9223372036854775807 - 1048575 * 10000000))" ]
 }

@@ -127,3 +127,22 @@ within() {
 	echo "1 s slots: $(wc -l <"$TMP/one") lines, at $(cut -d' ' -f1 "$TMP/one" | sort -u | tr '\n' ' ')"
 	[ "$(cut -d' ' -f1 "$TMP/one" | sort -u | wc -l)" -le 3 ]
 }
+
+# In a browser (tests/browser, as svg-browser.bats), here because it
+# samples: the suites beside which the browser suites run must not.
+@test "prof-svg's time view of a real program's phases, sampled: the first phase's range draws phase_one, not phase_two" {
+	require_root
+	[ -x "${CHROMIUM:-/usr/bin/chromium}" ] || skip "chromium is not installed (apt-get install chromium)"
+	[ -d "$BATS_TEST_DIRNAME/browser/node_modules/playwright-core" ] ||
+		skip "playwright-core is not installed (npm ci --prefix tests/browser)"
+	prof-sample -F 199 -o "$TMP/cap" -- "$PROF_WORKLOADS/phases" 1.5 1.5 200 2 >"$TMP/phases"
+	cat "$TMP/phases"
+	prof-symbolize "$TMP/cap" | prof-fold --timed >"$TMP/in"
+	prof-svg -o "$TMP/t.svg" "$TMP/in"
+	# The program starts within the capture's first 100 ms: [0.1, 1.5) is
+	# the first phase's.
+	timed_range "$TMP/in" 0.1 1.5 | prof-svg -o "$TMP/ref.svg"
+	run node "$BATS_TEST_DIRNAME/browser/check.js" range "$TMP/t.svg" 0.1-1.5 "$TMP/ref.svg" spin_until +phase_one -phase_two -burst
+	echo "$output" | grep -v '^# [0-9]'
+	[ "$status" -eq 0 ]
+}

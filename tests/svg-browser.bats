@@ -288,7 +288,7 @@ rep() {
 }
 
 @test "a range of a profile of many deep stacks is drawn as prof-svg draws it, frame budget and all" {
-	"$PROF_WORKLOADS/gen_cxx_stacks" 20000 |
+	"$PROF_WORKLOADS/gen_cxx_stacks" 5000 |
 		awk '{ printf "%d\t%s\n", (NR * 7919) % 500, $0 }' | sort -s -n -k1,1 |
 		awk -F'\t' 'BEGIN { last = -1 } $1 != last { printf "[time: %d.%02d0000000 0.010000000] 0\n", $1 / 100, $1 % 100; last = $1 } { print $2 }' >"$TMP/in"
 	prof-svg -o "$TMP/t.svg" "$TMP/in"
@@ -300,19 +300,5 @@ rep() {
 	prof-fold "$TMP/in" | prof-svg -o "$TMP/all.svg"
 	run node "$CHECK" range "$TMP/t.svg" 0-5 "$TMP/all.svg" 'Parser'
 	echo "$output" | head -3
-	[ "$status" -eq 0 ]
-}
-
-@test "a real program's phases, sampled: the first phase's range draws phase_one, not phase_two" {
-	require_root
-	prof-sample -F 199 -o "$TMP/cap" -- "$PROF_WORKLOADS/phases" 1.5 1.5 200 2 >"$TMP/phases"
-	cat "$TMP/phases"
-	prof-symbolize "$TMP/cap" | prof-fold --timed >"$TMP/in"
-	prof-svg -o "$TMP/t.svg" "$TMP/in"
-	# The program starts within the capture's first 100 ms: [0.1, 1.5) is
-	# the first phase's.
-	timed_range "$TMP/in" 0.1 1.5 | prof-svg -o "$TMP/ref.svg"
-	run node "$CHECK" range "$TMP/t.svg" 0.1-1.5 "$TMP/ref.svg" spin_until +phase_one -phase_two -burst
-	echo "$output" | grep -v '^# [0-9]'
 	[ "$status" -eq 0 ]
 }

@@ -1,0 +1,74 @@
+/*
+ * Whether a frame's share of a profile changed, given sampling noise.
+ *
+ * A profile is cut into batches of time (its slots, grouped: timed folded
+ * stacks, docs/FORMATS.md section 3); a frame's share is the ratio of its
+ * count to the total, and its variance is estimated from how that ratio
+ * varies between batches (the ratio estimator's linearised variance, as
+ * for cluster samples): samples close in time are alike, and batches long
+ * against that keep the estimate honest where a binomial model, which
+ * takes every sample as independent, is not.  The change of share between
+ * two profiles then has a Student t interval (Welch's degrees of freedom),
+ * at a confidence corrected for the number of frames compared (Bonferroni),
+ * so that two profiles of the same program flag no frame in 95% of pairs.
+ * prof-svg --diff colours only such changes; prof-fold --diff gates on them.
+ */
+#ifndef PROF_SHARE_DIFF_H
+#define PROF_SHARE_DIFF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Batches a profile's time is cut into: enough for the variance to be
+ * estimated with some 30 degrees of freedom; fewer when the profile has
+ * fewer slots.  Fewer than SHARE_BATCHES_MIN give no interval. */
+#define SHARE_BATCHES 30
+#define SHARE_BATCHES_MIN 8
+
+/* The family-wise error rate: the chance that a comparison of two
+ * profiles of the same program flags any frame. */
+#define SHARE_ALPHA 0.05
+
+/* Frames holding less of both profiles are not compared (nor counted in
+ * the correction): no sample size in reach tells their changes from
+ * noise. */
+#define SHARE_MIN 0.001
+
+/* How a profile's slots map to batches: equal spans of time from its
+ * first slot's start to its last slot's end. */
+struct batching {
+	uint64_t first_ns, span_ns;
+	size_t n; /* batches; 0 when the profile is too short to have any */
+};
+
+/* The batching of a profile whose slots start from first_ns to last_ns
+ * (slots of slot_ns), nslots of them holding counts. */
+void batching_plan(struct batching *b, uint64_t first_ns, uint64_t last_ns, uint64_t slot_ns,
+		   size_t nslots);
+/* The batch of the slot that starts at start_ns. */
+size_t batching_of(const struct batching *b, uint64_t start_ns);
+
+/* A frame's share of one profile and the variance of that estimate, from
+ * its count c[j] and the total n[j] of each of nb batches. */
+struct share {
+	double p, var;
+	size_t df; /* batches - 1 */
+};
+struct share share_estimate(const double *c, const double *n, size_t nb);
+
+/* The change of share from before to after, with its interval. */
+struct share_change {
+	double delta, lo, hi;
+	bool significant; /* the interval excludes 0 */
+};
+
+/* The change, its interval at confidence 1 - SHARE_ALPHA / m (m frames
+ * compared, two-sided). */
+struct share_change share_compare(struct share before, struct share after, size_t m);
+
+/* The two-sided critical value of Student's t with df degrees of freedom
+ * (df large: the normal's) for a tail mass alpha. */
+double t_critical(double alpha, double df);
+
+#endif
