@@ -93,7 +93,8 @@ void agg_write_timed(struct fold_agg *a, FILE *out, struct htab_entry **sorted, 
 			a->timed[k] = a->timed[i];
 			a->timed[k++].stack = rank[a->timed[i].stack];
 		}
-	qsort(a->timed, k, sizeof(*a->timed), by_slot_rank);
+	if (k)
+		qsort(a->timed, k, sizeof(*a->timed), by_slot_rank);
 	for (size_t i = 0; i < k;) {
 		uint64_t slot = a->timed[i].slot;
 		folded_write_time(out, slot * a->slot_ns, a->slot_ns);

@@ -17,7 +17,8 @@ static void plan(struct batching *b, struct timeline *tl)
 {
 	size_t nslots = 0;
 
-	qsort(tl->recs, tl->n, sizeof(*tl->recs), by_start);
+	if (tl->n)
+		qsort(tl->recs, tl->n, sizeof(*tl->recs), by_start);
 	for (size_t i = 0; i < tl->n; i++)
 		nslots += !i || tl->recs[i].start_ns != tl->recs[i - 1].start_ns;
 	if (!tl->n) {

@@ -148,7 +148,9 @@ static struct cu_index *build(Dwarf_Die *cu)
 			}
 		}
 	}
-	qsort(c->p, c->n, sizeof(*c->p), by_start);
+	/* A unit may have no function at all, and no array then. */
+	if (c->n)
+		qsort(c->p, c->n, sizeof(*c->p), by_start);
 	open = xcalloc(c->n + 1, sizeof(*open));
 	for (size_t i = 0; i < c->n; i++) {
 		while (sp > 0 && c->p[open[sp - 1]].hi < c->p[i].hi)

@@ -139,6 +139,21 @@ within() {
 	cat "$TMP/phases"
 	prof-symbolize "$TMP/cap" | prof-fold --timed >"$TMP/in"
 	prof-svg -o "$TMP/t.svg" "$TMP/in"
+	# The heatmap shows the phases: three busy seconds (some 4 samples a
+	# row of 20 ms), then the bursts in the first rows of their seconds
+	# (200 ms, 10 rows, and the program's start up to 100 ms in).
+	conf=$(grep -o 'heat: {[^}]*}' "$TMP/t.svg")
+	cw=$(sed 's/.*cw: \([0-9.]*\).*/\1/' <<<"$conf")
+	y0=$(sed 's/.*y: \([0-9.]*\),.*/\1/' <<<"$conf")
+	awk -F'"' '/<rect x=.*data-n=/ { printf "%d %d %s\n", ($2 - 10) / cw + 0.001, ($4 - y0) / 4 + 0.001, $10 }' \
+		cw="$cw" y0="$y0" "$TMP/t.svg" >"$TMP/cells"
+	for c in 0 1 2; do
+		echo "column $c: $(awk -v c=$c '$1 == c' "$TMP/cells" | wc -l) rows"
+		[ "$(awk -v c=$c '$1 == c' "$TMP/cells" | wc -l)" -ge 45 ]
+	done
+	awk '$1 >= 3' "$TMP/cells" | sort -n -k2,2 | tail -3
+	[ "$(awk '$1 >= 3' "$TMP/cells" | wc -l)" -ge 15 ]
+	[ "$(awk '$1 >= 3 && $2 >= 16' "$TMP/cells" | wc -l)" -eq 0 ]
 	# The program starts within the capture's first 100 ms: [0.1, 1.5) is
 	# the first phase's.
 	timed_range "$TMP/in" 0.1 1.5 | prof-svg -o "$TMP/ref.svg"
