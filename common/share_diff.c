@@ -1,14 +1,30 @@
 #include "share_diff.h"
 
 #include <math.h>
+#include <stdlib.h>
 
-void batching_plan(struct batching *b, uint64_t first_ns, uint64_t last_ns, uint64_t slot_ns,
-		   size_t nslots)
+static int cmp_u64(const void *x, const void *y)
 {
-	size_t n = nslots / 2 < SHARE_BATCHES ? nslots / 2 : SHARE_BATCHES;
-	uint64_t span = last_ns - first_ns + slot_ns;
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
 
-	b->first_ns = first_ns;
+	return (a > b) - (a < b);
+}
+
+void batching_plan(struct batching *b, uint64_t *starts, size_t n_starts, uint64_t slot_ns)
+{
+	size_t nslots = 0, n;
+	uint64_t span;
+
+	b->n = 0;
+	if (!n_starts)
+		return;
+	qsort(starts, n_starts, sizeof(*starts), cmp_u64);
+	for (size_t i = 0; i < n_starts; i++)
+		nslots += !i || starts[i] != starts[i - 1];
+	n = nslots / 2 < SHARE_BATCHES ? nslots / 2 : SHARE_BATCHES;
+	span = starts[n_starts - 1] - starts[0] + slot_ns;
+	b->nslots = nslots;
+	b->first_ns = starts[0];
 	b->n = n >= SHARE_BATCHES_MIN ? n : 0;
 	b->span_ns = b->n ? span / b->n + (span % b->n != 0) : 0;
 }

@@ -40,14 +40,21 @@
 struct batching {
 	uint64_t first_ns, span_ns;
 	size_t n; /* batches; 0 when the profile is too short to have any */
+	size_t nslots; /* distinct slots that hold counts */
 };
 
-/* The batching of a profile whose slots start from first_ns to last_ns
- * (slots of slot_ns), nslots of them holding counts. */
-void batching_plan(struct batching *b, uint64_t first_ns, uint64_t last_ns, uint64_t slot_ns,
-		   size_t nslots);
+/* The batching of a profile whose counts are in slots of slot_ns that
+ * start at starts[0..n) (one per count, in any order: sorted here). */
+void batching_plan(struct batching *b, uint64_t *starts, size_t n, uint64_t slot_ns);
 /* The batch of the slot that starts at start_ns. */
 size_t batching_of(const struct batching *b, uint64_t start_ns);
+
+/* Whether a frame of count c0 of total n0 before, c1 of n1 after, is
+ * compared (and counted in the correction). */
+static inline bool share_compared(double c0, double n0, double c1, double n1)
+{
+	return c0 >= SHARE_MIN * n0 || c1 >= SHARE_MIN * n1;
+}
 
 /* A frame's share of one profile and the variance of that estimate, from
  * its count c[j] and the total n[j] of each of nb batches. */

@@ -18,13 +18,6 @@
 #include "fold.h"
 #include "share_diff.h"
 
-static int cmp_u64(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-
-	return (a > b) - (a < b);
-}
-
 /* One profile's view: its batching, and by batch its total. */
 struct side {
 	struct fold_agg *agg;
@@ -35,34 +28,21 @@ struct side {
 
 static void side_plan(struct side *s, const char *name)
 {
-	uint64_t lo = UINT64_MAX, hi = 0;
-	size_t nslots = 0, prev = SIZE_MAX;
 	struct agg_timed *t = s->agg->timed;
+	uint64_t *starts;
 
-	/* Slots in order: the entries come by sample, in input order. */
-	uint64_t *slots = xreallocarray(NULL, s->agg->ntimed + 1, sizeof(*slots));
-	for (size_t i = 0; i < s->agg->ntimed; i++)
-		slots[i] = t[i].slot;
-	qsort(slots, s->agg->ntimed, sizeof(*slots), cmp_u64);
-	for (size_t i = 0; i < s->agg->ntimed; i++) {
-		if (i && slots[i] == slots[prev])
-			continue;
-		prev = i;
-		nslots++;
-	}
-	if (s->agg->ntimed) {
-		lo = slots[0];
-		hi = slots[s->agg->ntimed - 1];
-	}
-	free(slots);
 	if (!s->agg->ntimed)
 		errx(EXIT_USAGE, "%s: no sample with a time: --diff compares profiles in time "
 		     "(prof-symbolize frames, perf script with times, or prof-fold --timed)", name);
-	batching_plan(&s->b, lo * s->agg->slot_ns, hi * s->agg->slot_ns, s->agg->slot_ns, nslots);
+	starts = xreallocarray(NULL, s->agg->ntimed, sizeof(*starts));
+	for (size_t i = 0; i < s->agg->ntimed; i++)
+		starts[i] = t[i].slot * s->agg->slot_ns;
+	batching_plan(&s->b, starts, s->agg->ntimed, s->agg->slot_ns);
+	free(starts);
 	if (!s->b.n)
 		errx(EXIT_USAGE, "%s: %zu slots of %.3g ms hold samples: --diff needs %d or more to "
-		     "tell change from noise (a longer profile, or a finer --timed)", name, nslots,
-		     (double)s->agg->slot_ns / 1e6, 2 * SHARE_BATCHES_MIN);
+		     "tell change from noise (a longer profile, or a finer --timed)", name,
+		     s->b.nslots, (double)s->agg->slot_ns / 1e6, 2 * SHARE_BATCHES_MIN);
 	s->total = xcalloc(s->b.n, sizeof(*s->total));
 	for (size_t i = 0; i < s->agg->ntimed; i++) {
 		s->total[batching_of(&s->b, t[i].slot * s->agg->slot_ns)] += (double)t[i].count;
@@ -100,8 +80,10 @@ static void add_prefixes(struct frames *F, int side, struct fold_agg *a)
 			struct htab_entry *p = htab_upsert(F->paths, s, j, &created);
 			size_t idx = (size_t)(p - htab_entries(F->paths));
 			if (created) {
+				size_t cap = F->cap;
 				F->sum[0] = xreserve(F->sum[0], &F->cap, idx + 1, sizeof(double));
-				F->sum[1] = xreallocarray(F->sum[1], F->cap, sizeof(double));
+				if (F->cap != cap)
+					F->sum[1] = xreallocarray(F->sum[1], F->cap, sizeof(double));
 				F->sum[0][idx] = F->sum[1][idx] = 0;
 			}
 			F->sum[side][idx] += (double)e[i].val.u;
@@ -150,8 +132,7 @@ bool fold_compare(struct fold_agg *before, struct fold_agg *after, const char *n
 	/* The frames compared, and their counts by batch in each profile. */
 	size_t *slot = xreallocarray(NULL, nframes + 1, sizeof(*slot));
 	for (size_t i = 0; i < nframes; i++) {
-		bool big = F.sum[0][i] >= SHARE_MIN * S[0].sum || F.sum[1][i] >= SHARE_MIN * S[1].sum;
-		slot[i] = big ? m++ : SIZE_MAX;
+		slot[i] = share_compared(F.sum[0][i], S[0].sum, F.sum[1][i], S[1].sum) ? m++ : SIZE_MAX;
 	}
 	double *count[2];
 	for (int k = 0; k < 2; k++) {

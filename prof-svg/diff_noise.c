@@ -5,27 +5,15 @@
 
 #include "diag.h"
 
-static int by_start(const void *x, const void *y)
+/* tl's batching. */
+static void plan(struct batching *b, const struct timeline *tl)
 {
-	const struct time_count *a = x, *b = y;
+	uint64_t *starts = xreallocarray(NULL, tl->n + 1, sizeof(*starts));
 
-	return (a->start_ns > b->start_ns) - (a->start_ns < b->start_ns);
-}
-
-/* tl's batching: its slots are sorted by time first. */
-static void plan(struct batching *b, struct timeline *tl)
-{
-	size_t nslots = 0;
-
-	if (tl->n)
-		qsort(tl->recs, tl->n, sizeof(*tl->recs), by_start);
 	for (size_t i = 0; i < tl->n; i++)
-		nslots += !i || tl->recs[i].start_ns != tl->recs[i - 1].start_ns;
-	if (!tl->n) {
-		b->n = 0;
-		return;
-	}
-	batching_plan(b, tl->recs[0].start_ns, tl->recs[tl->n - 1].start_ns, tl->slot_ns, nslots);
+		starts[i] = tl->recs[i].start_ns;
+	batching_plan(b, starts, tl->n, tl->slot_ns);
+	free(starts);
 }
 
 bool diff_noise(struct diff_noise *d, const struct frame_tree *t, struct timeline *before,
@@ -49,7 +37,7 @@ bool diff_noise(struct diff_noise *d, const struct frame_tree *t, struct timelin
 	}
 	/* Frames too small in both are not compared. */
 	for (size_t i = 0; i < t->n; i++) {
-		bool big = t->before[i] >= SHARE_MIN * total[0] || t->nodes[i].count >= SHARE_MIN * total[1];
+		bool big = share_compared(t->before[i], total[0], t->nodes[i].count, total[1]);
 		slot[i] = big && i ? d->m++ : SIZE_MAX;
 	}
 	for (int k = 0; k < 2; k++) {

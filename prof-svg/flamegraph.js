@@ -865,10 +865,6 @@ function rgb(hex, k) {
 		"," + parseInt(hex.substring(k + 4, k + 6), 16) + ")";
 }
 
-function esc(s) {
-	return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-}
-
 /* A count as prof-svg writes it: thousands separators, up to 3 decimals. */
 function fmtCount(v) {
 	var s = v === Math.floor(v) && Math.abs(v) < 1e15 ? v.toFixed(0) : v.toFixed(3).replace(/\.?0+$/, "");

@@ -63,8 +63,7 @@ line() {
 	[[ $g =~ \[\+[0-9.]+%,\ \+[0-9.]+%\]\) ]]
 	[[ $g =~ fill=\"rgb\(255,([0-9]+),([0-9]+)\)\" ]] && [ "${BASH_REMATCH[1]}" -lt 255 ]
 	# Frames within noise stay white.
-	grep -o '<title>[^<]*within noise)</title><rect [^>]*>' "$TMP/d.svg" | grep -v 'fill="rgb(255,255,255)"' && false
-	true
+	[ "$(grep -o '<title>[^<]*within noise)</title><rect [^>]*>' "$TMP/d.svg" | grep -vc 'fill="rgb(255,255,255)"')" -eq 0 ]
 }
 
 @test "a 2% slower function on a short capture is not flagged, and its interval holds the change" {

@@ -26,22 +26,34 @@ TEST(t_quantiles)
 	CHECK(t_critical(0.001, 30) > t_critical(0.01, 30));
 }
 
+/* Slot starts first_ms, first_ms + 10, ... (n of them), each twice. */
+static size_t slots(uint64_t *v, uint64_t first_ms, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		v[2 * i] = v[2 * i + 1] = (first_ms + 10 * i) * 1000000;
+	return 2 * n;
+}
+
 TEST(batches)
 {
+	static uint64_t v[1200];
 	struct batching b;
 
 	/* 600 slots of 10 ms from 1 s: 30 batches of 200 ms. */
-	batching_plan(&b, 1000000000, 6990000000ull, 10000000, 600);
+	batching_plan(&b, v, slots(v, 1000, 600), 10000000);
 	CHECK_INT(b.n, 30);
+	CHECK_INT(b.nslots, 600);
 	CHECK_INT(b.span_ns, 200000000);
 	CHECK_INT(batching_of(&b, 1000000000), 0);
 	CHECK_INT(batching_of(&b, 1199999999), 0);
 	CHECK_INT(batching_of(&b, 1200000000), 1);
 	CHECK_INT(batching_of(&b, 6990000000ull), 29);
-	/* Fewer slots, fewer batches; too few, none. */
-	batching_plan(&b, 0, 190000000, 10000000, 20);
+	/* Fewer slots, fewer batches; too few, or none, none. */
+	batching_plan(&b, v, slots(v, 0, 20), 10000000);
 	CHECK_INT(b.n, 10);
-	batching_plan(&b, 0, 140000000, 10000000, 15);
+	batching_plan(&b, v, slots(v, 0, 15), 10000000);
+	CHECK_INT(b.n, 0);
+	batching_plan(&b, v, 0, 10000000);
 	CHECK_INT(b.n, 0);
 }
 
