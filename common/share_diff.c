@@ -1,5 +1,7 @@
 #include "share_diff.h"
 
+#include "sort.h"
+
 #include <math.h>
 #include <stdlib.h>
 
@@ -18,7 +20,7 @@ void batching_plan(struct batching *b, uint64_t *starts, size_t n_starts, uint64
 	b->n = 0;
 	if (!n_starts)
 		return;
-	qsort(starts, n_starts, sizeof(*starts), cmp_u64);
+	sort_array(starts, n_starts, sizeof(*starts), cmp_u64);
 	for (size_t i = 0; i < n_starts; i++)
 		nslots += !i || starts[i] != starts[i - 1];
 	n = nslots / 2 < SHARE_BATCHES ? nslots / 2 : SHARE_BATCHES;

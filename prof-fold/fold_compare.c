@@ -17,6 +17,7 @@
 #include "diag.h"
 #include "fold.h"
 #include "share_diff.h"
+#include "sort.h"
 
 /* One profile's view: its batching, and by batch its total. */
 struct side {
@@ -159,7 +160,7 @@ bool fold_compare(struct fold_agg *before, struct fold_agg *after, const char *n
 		nchanged += c.significant;
 		ch[n++] = (struct change){ i, a.p, b.p, c };
 	}
-	qsort(ch, n, sizeof(*ch), by_delta);
+	sort_array(ch, n, sizeof(*ch), by_delta);
 
 	fprintf(out, "# %zu of %zu frames changed beyond noise (intervals at %.4g%% each, "
 		     "%.0f%% for all %zu together); %s: %zu batches of %.3g s, %s: %zu of %.3g s\n",

@@ -12,6 +12,7 @@
 #include "diag.h"
 #include "fold.h"
 #include "folded.h"
+#include "sort.h"
 
 void agg_init(struct fold_agg *a)
 {
@@ -185,7 +186,7 @@ void agg_write(struct fold_agg *a, FILE *out)
 	for (size_t i = 0; i < n; i++)
 		if (kept(a, &e[i]))
 			v[k++] = &e[i];
-	qsort(v, k, sizeof(*v), bytewise);
+	sort_array(v, k, sizeof(*v), bytewise);
 	if (a->slot_ns) {
 		agg_write_timed(a, out, v, k);
 	} else {

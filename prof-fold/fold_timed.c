@@ -21,6 +21,7 @@
 #include "diag.h"
 #include "fold.h"
 #include "folded.h"
+#include "sort.h"
 
 /* A blocked line covers at most this many slots (11.6 days of 1 s slots,
  * 2.9 hours of 10 ms ones); time before them is charged to the first. */
@@ -93,8 +94,7 @@ void agg_write_timed(struct fold_agg *a, FILE *out, struct htab_entry **sorted, 
 			a->timed[k] = a->timed[i];
 			a->timed[k++].stack = rank[a->timed[i].stack];
 		}
-	if (k)
-		qsort(a->timed, k, sizeof(*a->timed), by_slot_rank);
+	sort_array(a->timed, k, sizeof(*a->timed), by_slot_rank);
 	for (size_t i = 0; i < k;) {
 		uint64_t slot = a->timed[i].slot;
 		folded_write_time(out, slot * a->slot_ns, a->slot_ns);

@@ -8,6 +8,7 @@
 #include "diag.h"
 #include "frame_kind.h"
 #include "offcpu_words.h"
+#include "sort.h"
 
 #define MAX_DEPTH_HINT 64
 
@@ -508,7 +509,7 @@ void ft_sort_children(struct frame_tree *t, uint32_t i)
 			}
 		} else {
 			sort_tree = t;
-			qsort(kids, n, sizeof(*kids), cmp_children);
+			sort_array(kids, n, sizeof(*kids), cmp_children);
 		}
 		t->nodes[i].child = kids[0];
 		for (uint32_t k = 0; k + 1 < n; k++)

@@ -8,6 +8,7 @@
 
 #include "diag.h"
 #include "htab.h"
+#include "sort.h"
 #include "stream.h"
 
 struct palette_map {
@@ -114,7 +115,7 @@ bool palette_map_save(struct palette_map *m)
 	order = xreallocarray(NULL, n, sizeof(*order));
 	for (size_t i = 0; i < n; i++)
 		order[i] = &e[i];
-	qsort(order, n, sizeof(*order), cmp_entry);
+	sort_array(order, n, sizeof(*order), cmp_entry);
 	if (asprintf(&tmp, "%s.tmp", m->path) < 0)
 		errx(EXIT_USAGE, "out of memory");
 	f = output_open(tmp, false);

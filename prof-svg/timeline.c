@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "diag.h"
+#include "sort.h"
 
 void timeline_add(struct timeline *tl, uint64_t start_ns, uint32_t node, double count)
 {
@@ -27,7 +28,7 @@ void timeline_sort(struct timeline *tl, const uint32_t *order)
 
 	for (size_t i = 0; i < tl->n; i++)
 		tl->recs[i].node = order[tl->recs[i].node];
-	qsort(tl->recs, tl->n, sizeof(*tl->recs), by_time_node);
+	sort_array(tl->recs, tl->n, sizeof(*tl->recs), by_time_node);
 	for (size_t i = 0; i < tl->n; i++) {
 		if (k && tl->recs[k - 1].start_ns == tl->recs[i].start_ns &&
 		    tl->recs[k - 1].node == tl->recs[i].node)

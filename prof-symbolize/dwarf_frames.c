@@ -6,6 +6,7 @@
 
 #include "diag.h"
 #include "htab.h"
+#include "sort.h"
 #include "upper_bound.h"
 
 /* One address range of a function or inlined copy.  Ranges nest (an
@@ -148,9 +149,7 @@ static struct cu_index *build(Dwarf_Die *cu)
 			}
 		}
 	}
-	/* A unit may have no function at all, and no array then. */
-	if (c->n)
-		qsort(c->p, c->n, sizeof(*c->p), by_start);
+	sort_array(c->p, c->n, sizeof(*c->p), by_start);
 	open = xcalloc(c->n + 1, sizeof(*open));
 	for (size_t i = 0; i < c->n; i++) {
 		while (sp > 0 && c->p[open[sp - 1]].hi < c->p[i].hi)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "sort.h"
 #include "upper_bound.h"
 
 static size_t leading_underscores(const char *name)
@@ -138,8 +139,7 @@ void elf_symtab_finish(struct elf_symtab *t)
 {
 	for (size_t i = 0; i < t->nsyms; i++)
 		t->syms[i].name = t->strings + (uintptr_t)t->syms[i].name;
-	if (t->nsyms)
-		qsort(t->syms, t->nsyms, sizeof(*t->syms), by_addr);
+	sort_array(t->syms, t->nsyms, sizeof(*t->syms), by_addr);
 	/* A symbol without a size (an assembler label) ends where the next
 	 * one starts. */
 	for (size_t i = 0; i < t->nsyms; i++)

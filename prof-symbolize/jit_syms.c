@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "diag.h"
+#include "sort.h"
 #include "upper_bound.h"
 
 /* How far back from the last function starting at or below an address the
@@ -34,7 +35,7 @@ static void reindex(struct jit_syms *j)
 	for (size_t i = 0; i < j->n; i++)
 		j->order[i] = (uint32_t)i;
 	sorting = j->v;
-	qsort(j->order, j->n, sizeof(*j->order), by_start);
+	sort_array(j->order, j->n, sizeof(*j->order), by_start);
 	j->nordered = j->n;
 }
 

@@ -7,6 +7,7 @@
 
 #include "diag.h"
 #include "kallsyms_line.h"
+#include "sort.h"
 #include "upper_bound.h"
 
 void kernel_syms_add(struct kernel_syms *k, const struct cap_ksym *rec)
@@ -35,7 +36,7 @@ const struct kernel_sym *kernel_syms_find(struct kernel_syms *k, uint64_t addr)
 	/* KSYM records arrive in bursts before the stacks that need them, so
 	 * sorting at the first lookup after a burst is cheap. */
 	if (!k->sorted && k->n) {
-		qsort(k->syms, k->n, sizeof(*k->syms), by_start);
+		sort_array(k->syms, k->n, sizeof(*k->syms), by_start);
 		k->sorted = true;
 	}
 	lo = UPPER_BOUND(k->syms, k->n, start, addr);

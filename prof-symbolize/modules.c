@@ -16,6 +16,7 @@
 #include "diag.h"
 #include "dwarf_frames.h"
 #include "elf_bounded.h"
+#include "sort.h"
 
 #define DELETED " (deleted)"
 
@@ -388,8 +389,7 @@ struct module **modules_used(struct modules *m, size_t *n)
 		if (mod->lookups)
 			v[(*n)++] = mod;
 	}
-	if (*n)
-		qsort(v, *n, sizeof(*v), by_unresolved);
+	sort_array(v, *n, sizeof(*v), by_unresolved);
 	return v;
 }
 

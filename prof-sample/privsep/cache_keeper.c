@@ -17,6 +17,7 @@
 #include "diag.h"
 #include "htab.h"
 #include "privileges.h"
+#include "sort.h"
 
 /* Temporary files older than this were left by a capture that died. */
 #define STALE_TMP_SECS 3600
@@ -175,8 +176,7 @@ static void scan(struct keeper *k)
 	}
 	if (users)
 		closedir(users);
-	if (k->n)
-		qsort(k->e, k->n, sizeof(*k->e), by_mtime);
+	sort_array(k->e, k->n, sizeof(*k->e), by_mtime);
 	for (size_t i = 0; i < k->n; i++)
 		htab_upsert(k->byrel, k->e[i].rel, strlen(k->e[i].rel), NULL)->val.u = i;
 }

@@ -7,6 +7,7 @@
 
 #include "diag.h"
 #include "kallsyms_line.h"
+#include "sort.h"
 #include "upper_bound.h"
 
 static int by_addr(const void *a, const void *b)
@@ -59,7 +60,7 @@ bool kallsyms_load(struct kallsyms *ks, const char *path)
 		ks->syms[i].name = ks->strings + (uintptr_t)ks->syms[i].name;
 		ks->syms[i].module = ks->strings + (uintptr_t)ks->syms[i].module;
 	}
-	qsort(ks->syms, ks->n, sizeof(*ks->syms), by_addr);
+	sort_array(ks->syms, ks->n, sizeof(*ks->syms), by_addr);
 	for (size_t i = 0; i < ks->n; i++)
 		ks->syms[i].end = i + 1 < ks->n ? ks->syms[i + 1].start
 						: kallsyms_last_end(ks->syms[i].start);

@@ -17,6 +17,7 @@
 #include "processes.h"
 #include "profile.h"
 #include "profile.skel.h"
+#include "sort.h"
 
 /* A file as the tables know it: where it is, and its build-id as its
  * image says (the mappings read from /proc at the start get theirs
@@ -231,7 +232,7 @@ static bool compact(struct kernel_tables *kt, size_t need)
 			kt->wanted[f->slot] = 0;
 		kt->stats.files_dropped++;
 	}
-	qsort(live, nlive, sizeof(*live), by_first);
+	sort_array(live, nlive, sizeof(*live), by_first);
 	for (size_t i = 0; i < nlive; i++) {
 		memmove(kt->rows + next, kt->rows + live[i]->first, live[i]->n * sizeof(*kt->rows));
 		live[i]->first = next;
@@ -387,7 +388,7 @@ static bool build(struct kernel_tables *kt, uint32_t pid, const struct mapping *
 			.wanted = wanted_slot(f),
 		};
 	}
-	qsort(v->m, v->n, sizeof(v->m[0]), by_start);
+	sort_array(v->m, v->n, sizeof(v->m[0]), by_start);
 	return complete;
 }
 

@@ -14,6 +14,7 @@
 
 #include "clock.h"
 #include "diag.h"
+#include "sort.h"
 
 /* The kernel's record layouts (include/uapi/linux/perf_event.h), for the
  * record types the dummy event is asked for. */
@@ -157,7 +158,7 @@ static void handle_ordered(struct sideband *sb, uint64_t read_ns)
 {
 	size_t kept = 0, nbytes = 0;
 
-	qsort(sb->events, sb->nevents, sizeof(*sb->events), by_time);
+	sort_array(sb->events, sb->nevents, sizeof(*sb->events), by_time);
 	for (size_t i = 0; i < sb->nevents; i++) {
 		struct sideband_event *e = &sb->events[i];
 		if (e->time > read_ns && !e->held) {
@@ -169,7 +170,7 @@ static void handle_ordered(struct sideband *sb, uint64_t read_ns)
 	}
 	/* The held ones' copies to the front of the bytes, taken in the order
 	 * they were made so that none is overwritten before it moves. */
-	qsort(sb->events, kept, sizeof(*sb->events), by_seq);
+	sort_array(sb->events, kept, sizeof(*sb->events), by_seq);
 	for (size_t i = 0; i < kept; i++) {
 		struct sideband_event *e = &sb->events[i];
 		memmove(sb->bytes + nbytes, sb->bytes + e->off, e->size);
