@@ -12,8 +12,12 @@ var charW = C.fontsize * C.fontwidth, full = C.width - 2 * C.xpad;
 
 function init() {
 	var kids = framesG.children, i, g;
-	for (i = 0; i < kids.length; i++)
-		if (kids[i].tagName === "g") nodes.push(kids[i]);
+	/* A range's frames are in the order it drew them, not the page's. */
+	if (pool.drawing)
+		for (i = 0; i < pool.order.length; i++) nodes.push(pool[pool.order[i]]);
+	else
+		for (i = 0; i < kids.length; i++)
+			if (kids[i].tagName === "g") nodes.push(kids[i]);
 	N = nodes.length;
 	fx = new Float64Array(N); fw = new Float64Array(N); fd = new Int32Array(N);
 	state = new Uint8Array(N);
@@ -21,7 +25,7 @@ function init() {
 	for (i = 0; i < N; i++) {
 		g = nodes[i];
 		/* A range's frames are the script's own: it knows where they are. */
-		var st = pool.drawing && pool.state[i];
+		var st = pool.drawing && pool.state[pool.order[i]];
 		fx[i] = st ? st.x : +g.getAttribute("data-x");
 		fw[i] = st ? st.v : +g.getAttribute("data-w");
 		fd[i] = st ? st.d : +g.getAttribute("data-d");
@@ -60,7 +64,7 @@ function idle(f) {
  * its time. */
 function titleOf(i) {
 	var t = nodes[i].firstElementChild, st;
-	if (pool.drawing && nodes[i] === pool[i] && (st = pool.state[i])) {
+	if (pool.drawing && (st = pool.state[pool.order[i]])) {
 		if (st.title === undefined) t.textContent = st.title = info(st.name, st.v, rangeAll);
 		return st.title;
 	}
@@ -124,8 +128,12 @@ var minLabel = 3 * charW;
 function textOf(i) {
 	var t = texts[i];
 	if (t === undefined) {
-		t = nodes[i].lastElementChild;
-		if (t.tagName === "a") t = t.lastElementChild;
+		if (pool.drawing) {
+			t = labelText(pool.state[pool.order[i]]);
+		} else {
+			t = nodes[i].lastElementChild;
+			if (t.tagName === "a") t = t.lastElementChild;
+		}
 		texts[i] = t;
 	}
 	return t;
@@ -829,8 +837,19 @@ function timeData() {
 	T.cur = new Float64Array(M);
 	T.cand = new Float64Array(M);
 	T.drawn = new Int32Array(M);
+	/* Each node's slot in the pool, and the redraw that last drew it;
+	 * written whole here, so that no redraw waits for their pages. */
+	T.slot = new Int32Array(M).fill(-1);
+	T.mark = new Uint32Array(M).fill(1);
+	T.mark.fill(0);
 	T.shown = [];
 	T.fills = [];
+	/* Written by each layout: here first, so that the object keeps its
+	 * shape and the compiled layout is not thrown away at the first. */
+	T.ndrawn = 0;
+	T.positive = 0;
+	var root = framesG.querySelector("rect");
+	rootFill = root ? root.getAttribute("fill") : "";
 	TD = T;
 	return TD;
 }
@@ -904,51 +923,152 @@ function kth(v, n, k) {
 /*
  * The frames of a range are written into elements kept from one range to
  * the next, in place: parsing new markup for 4,000 frames took 140 ms in
- * Chromium, setting their attributes a fraction of it.
+ * Chromium, setting their attributes a fraction of it.  A frame drawn in
+ * both ranges keeps its element (T.slot[node]), so that its row and
+ * colour are not written again: Chromium restyles each element written.
+ * A frame newly drawn takes the element of one no longer drawn at its
+ * depth where there is one, which keeps the row.  pool.order is the
+ * range's frames in preorder, as slots; pool.free[depth] the slots of
+ * frames no longer drawn.
  */
 var pool = [], NS = "http://www.w3.org/2000/svg";
-pool.state = [];
+pool.state = []; pool.order = []; pool.free = []; pool.nfree = 0; pool.spare = []; pool.gen = 0;
 
-function frameEl(i) {
-	var g = pool[i];
+/* A slot for a frame at depth d: one left at d, else at the depth
+ * nearest it, else one made ahead (pool.spare) or a new one. */
+function freeSlot(d) {
+	var free = pool.free, j;
+	if (!pool.nfree) return pool.spare.length ? pool.spare.pop() : pool.state.length;
+	for (j = 0; ; j++) {
+		if (free[d + j] && free[d + j].length) { d += j; break; }
+		if (j <= d && free[d - j] && free[d - j].length) { d -= j; break; }
+	}
+	pool.nfree--;
+	return free[d].pop();
+}
+
+function releaseSlot(s) {
+	var d = pool.state[s].d;
+	(pool.free[d] || (pool.free[d] = [])).push(s);
+	pool.nfree++;
+}
+
+/* A frame's element, g's or a new one, and what is written on it.  A new
+ * one has its text element only once it has a label: most frames of a
+ * range are too narrow for one, and an empty text element doubled the
+ * time Chromium took to show a new frame. */
+function frameState(g) {
 	if (!g) {
-		g = pool[i] = doc.createElementNS(NS, "g");
+		g = doc.createElementNS(NS, "g");
 		g.appendChild(doc.createElementNS(NS, "title"));
 		g.appendChild(doc.createElementNS(NS, "rect")).setAttribute("height", (C.fh - 1).toFixed(1));
-		g.appendChild(doc.createElementNS(NS, "text"));
 	}
-	return g;
+	return { g: g, rect: g.children[1], text: g.children[2] || null, k: -1, v: 0, x: 0, rx: 0, rw: 0, d: -1,
+		ty: -1, fill: "", label: "", name: "", title: undefined };
+}
+
+function rowY(d) {
+	return C.inverted ? C.y0 + d * C.fh : C.y0 - d * C.fh;
+}
+
+/* The text element of st's frame, made where it was not and placed where
+ * the frame is. */
+function labelText(st) {
+	if (!st.text) {
+		st.text = st.g.appendChild(doc.createElementNS(NS, "text"));
+		st.text.setAttribute("x", (st.rx + 3).toFixed(2));
+		placeText(st, rowY(st.d));
+	}
+	return st.text;
+}
+
+function placeText(st, y) {
+	if (st.ty !== y) st.text.setAttribute("y", (y + (C.fh - 1) / 2 + C.fontsize / 3).toFixed(2));
+	st.ty = y;
+}
+
+function slotState(i) {
+	var st = pool.state[i];
+	if (!st) {
+		st = pool.state[i] = frameState(null);
+		pool[i] = st.g;
+	}
+	return st;
+}
+
+/*
+ * prof-svg's own frames are the first range's elements, where they are
+ * plain (no --nameattr class, id or link): they are styled and laid out
+ * already, and the first redraw writes them as the later ones do, instead
+ * of 1,500 new frames added that took longer than the rest of the redraw.
+ */
+function adoptFrames() {
+	var kids = Array.prototype.slice.call(framesG.children), i, g, c, st;
+	for (i = 0; i < kids.length; i++) {
+		g = kids[i];
+		c = g.children;
+		if (g.tagName !== "g" || g.attributes.length !== 4 || g.getAttribute("class") !== "f" || c.length !== 3 ||
+		    c[0].tagName !== "title" || c[1].tagName !== "rect" || c[2].tagName !== "text") {
+			framesG.removeChild(g);
+			continue;
+		}
+		st = frameState(g);
+		st.d = +g.getAttribute("data-d");
+		st.ty = +st.rect.getAttribute("y");
+		st.fill = st.rect.getAttribute("fill");
+		st.label = st.text.textContent;
+		/* What the page's frames said of their place is the range's now. */
+		g.removeAttribute("data-x");
+		g.removeAttribute("data-w");
+		g.removeAttribute("data-d");
+		pool[pool.state.length] = g;
+		releaseSlot(pool.state.push(st) - 1);
+	}
+}
+
+/* Frame k, of count v at x samples from the left, drawn at wp pixels a
+ * sample on st's element: only what differs from what st holds is written.
+ * A frame too narrow to show a character leaves its label where it was. */
+function writeFrame(T, st, k, v, x, wp) {
+	var rx = C.xpad + x * wp, rw = v * wp, same = st.k === k;
+	/* The title's share is of the range's total: written when asked. */
+	st.title = undefined;
+	st.v = v;
+	st.x = x;
+	if (same && st.rx === rx && st.rw === rw) return;
+	var d = T.depth[k], y = rowY(d);
+	var shown = same ? st.name : k ? shownName(T, T.name[k]) : "all", label = fit(shown, rw);
+	var fill = same ? st.fill : k ? nameFill(T, T.name[k], C.blocked && T.blk[k]) : rootFill;
+	st.rect.setAttribute("x", rx.toFixed(2));
+	st.rect.setAttribute("width", rw.toFixed(2));
+	if (st.d !== d) st.rect.setAttribute("y", y.toFixed(1));
+	if (st.fill !== fill) st.rect.setAttribute("fill", fill);
+	st.k = k; st.rx = rx; st.rw = rw; st.d = d; st.fill = fill; st.name = shown;
+	if (label || st.label) {
+		var text = labelText(st);
+		text.setAttribute("x", (rx + 3).toFixed(2));
+		placeText(st, y);
+		if (st.label !== label) text.textContent = label;
+		st.label = label;
+	}
 }
 
 /* The frames of the slots that start in [a, b) ns from t0 (the whole
  * profile when a is null): their count (T.incl), place (T.x) and, in
- * preorder, the T.ndrawn drawn (T.drawn).  Returns the range's total. */
+ * preorder, the T.ndrawn drawn (T.drawn).  Returns the range's total.
+ * Each loop is a function of its own: the engine compiles a function
+ * whole from what its earlier runs saw, where a loop compiled while it
+ * runs left the code after it uncompiled, at every redraw. */
 function rangeLayout(a, b) {
-	var T = timeData(), M = T.M, incl = T.incl, kids = T.kids, x = T.x, cur = T.cur;
-	var par = T.parent, dep = T.depth, end = T.end, k, p, v, all = 0, positive = 0, nc = 0;
-	var s0 = a === null ? 0 : slotAt(a), s1 = a === null ? T.start.length : slotAt(b);
-	incl.fill(0);
-	kids.fill(0);
-	for (k = T.off[s0]; k < T.off[s1]; k++) {
-		incl[T.node[k]] += T.count[k];
-		all += T.count[k];
-	}
+	var T = timeData();
+	var all = sumSlots(T, a === null ? 0 : slotAt(a), a === null ? T.start.length : slotAt(b));
 	var minPx = C.minwPct ? C.minw / 100 * full : C.minw, minw = all > 0 ? minPx * all / full : 0;
-	/* Children follow their parent: backwards, each is complete when its
-	 * count goes up, and a candidate for the frame budget then. */
-	for (k = M - 1; k > 0; k--) {
-		if ((v = incl[k]) === 0) continue;
-		p = par[k];
-		incl[p] += v;
-		kids[p] += v;
-		positive++;
-		if (v >= minw) T.cand[nc++] = v;
-	}
+	var nc = sumUp(T, minw);
 	/* Summed again, the root's count is the records' sum, to the bit or
 	 * near it: the records' sum is what prof-svg's root has. */
-	incl[0] = all;
+	T.incl[0] = all;
 	if (all > 0) {
-		positive++;
+		T.positive++;
 		if (all >= minw) T.cand[nc++] = all;
 	}
 	if (C.maxframes > 0 && nc > C.maxframes) {
@@ -958,17 +1078,56 @@ function rangeLayout(a, b) {
 		nextUpBits[0] += 1n;
 		if (nextUp[0] > minw) minw = nextUp[0];
 	}
-	/* Self time first, then the children in order, as prof-svg places
-	 * them.  A frame too narrow, or too deep, to be drawn has no drawn
-	 * child: past it, its subtree moves its parent's next child only. */
-	var drawn = 0;
+	T.ndrawn = place(T, all, minw);
+	return all;
+}
+
+/* The counts of slots [s0, s1) on their nodes; their sum. */
+function sumSlots(T, s0, s1) {
+	var incl = T.incl, node = T.node, count = T.count, all = 0, k;
+	incl.fill(0);
+	T.kids.fill(0);
+	for (k = T.off[s0]; k < T.off[s1]; k++) {
+		incl[node[k]] += count[k];
+		all += count[k];
+	}
+	return all;
+}
+
+/* Each node's count but the root's made inclusive (T.incl), its
+ * children's (T.kids); T.positive the nodes that count.  Returns how many
+ * are minw or wider, whose counts are T.cand, the candidates for the
+ * frame budget. */
+function sumUp(T, minw) {
+	var incl = T.incl, kids = T.kids, par = T.parent, cand = T.cand, positive = 0, nc = 0, k, p, v;
+	/* Children follow their parent: backwards, each is complete when its
+	 * count goes up. */
+	for (k = T.M - 1; k > 0; k--) {
+		if ((v = incl[k]) === 0) continue;
+		p = par[k];
+		incl[p] += v;
+		kids[p] += v;
+		positive++;
+		if (v >= minw) cand[nc++] = v;
+	}
+	T.positive = positive;
+	return nc;
+}
+
+/* Self time first, then the children in order, as prof-svg places them
+ * (T.x).  A frame too narrow, or too deep, to be drawn has no drawn
+ * child: past it, its subtree moves its parent's next child only.
+ * Returns how many are drawn. */
+function place(T, all, minw) {
+	var incl = T.incl, kids = T.kids, x = T.x, cur = T.cur, par = T.parent, dep = T.depth, end = T.end;
+	var M = T.M, depthmax = C.depthmax, drawn = 0, k, p, v;
 	x[0] = 0;
 	cur[0] = Math.max(0, all - kids[0]);
 	if (all > 0 && all >= minw) T.drawn[drawn++] = 0;
 	for (k = drawn ? 1 : M; k < M;) {
 		v = incl[k];
 		p = par[k];
-		if (v < minw || !(v > 0) || dep[k] > C.depthmax) {
+		if (v < minw || !(v > 0) || dep[k] > depthmax) {
 			cur[p] += v;
 			k = end[k];
 			continue;
@@ -978,62 +1137,58 @@ function rangeLayout(a, b) {
 		cur[k] = x[k] + Math.max(0, v - kids[k]);
 		T.drawn[drawn++] = k++;
 	}
-	T.ndrawn = drawn;
-	T.positive = positive;
-	return all;
+	return drawn;
 }
 
 /* Draws the graph of the slots that start in [a, b) ns from t0, or the
  * whole profile when a is null. */
 function drawRange(a, b) {
 	var T = timeData(), all = rangeLayout(a, b), drawn = T.ndrawn, incl = T.incl, x = T.x, dep = T.depth;
-	var wp = all > 0 ? full / all : 0, fh = C.fh, ty = (fh - 1) / 2 + C.fontsize / 3, k, v;
+	var wp = all > 0 ? full / all : 0, i, k, s, st;
+	var redraw = pool.drawing, order = pool.order, free = pool.free, slot = T.slot, mark = T.mark;
 	rangeAll = all;
-	if (rootFill === null) rootFill = framesG.querySelector("rect").getAttribute("fill");
-	var redraw = pool.drawing;
-	if (!pool.drawing) {
-		while (framesG.firstChild) framesG.removeChild(framesG.firstChild);
-		pool.drawing = true;
-	}
 	/* What zoom and search left on the elements (a label's transform, a
 	 * class) is undone first, from what the viewer knows of them: the loop
 	 * below reads nothing back from the page. */
-	if (redraw && inited) {
+	if (inited) {
 		for (i = 0; i < N; i++) {
 			if (textTf[i]) textOf(i).removeAttribute("transform");
 			if (state[i] || matched[i]) nodes[i].setAttribute("class", "f");
-		}
-	}
-	/* The elements change only where the frame drawn there does; a label
-	 * too narrow to show a character is not moved while it stays empty. */
-	for (var i = 0; i < drawn; i++) {
-		k = T.drawn[i];
-		v = incl[k];
-		var g = frameEl(i), rect = g.firstChild.nextSibling, text = rect.nextSibling;
-		var was = pool.state[i] ||
-			(pool.state[i] = { k: -1, v: 0, x: 0, d: -1, ty: -1, fill: "", label: "", name: "", title: undefined });
-		var rx = C.xpad + x[k] * wp, rw = v * wp, d = dep[k];
-		if (was.k !== k || was.v !== v || was.x !== x[k]) {
-			var shown = k ? shownName(T, T.name[k]) : "all";
-			var y = C.inverted ? C.y0 + d * fh : C.y0 - d * fh, fill, label = fit(shown, rw);
-			rect.setAttribute("x", rx.toFixed(2));
-			rect.setAttribute("width", rw.toFixed(2));
-			if (was.d !== d) rect.setAttribute("y", y.toFixed(1));
-			fill = k ? nameFill(T, T.name[k], C.blocked && T.blk[k]) : rootFill;
-			if (was.fill !== fill) rect.setAttribute("fill", fill);
-			if (label || was.label) {
-				text.setAttribute("x", (rx + 3).toFixed(2));
-				if (was.ty !== y) text.setAttribute("y", (y + ty).toFixed(2));
-				was.ty = y;
+			/* A label the zoom wrote is the element's, to be written
+			 * over even where the frame stays where it was. */
+			if (redraw && labels[i] !== undefined && (st = pool.state[order[i]]).label !== labels[i]) {
+				st.label = labels[i];
+				st.rw = -1;
 			}
-			if (was.label !== label) text.textContent = label;
-			was.k = k; was.v = v; was.x = x[k]; was.d = d; was.fill = fill; was.label = label;
-			was.name = shown;
-			was.title = undefined;
 		}
-		if (g.parentNode !== framesG) framesG.appendChild(g);
 	}
-	for (k = drawn; k < pool.length && pool[k].parentNode; k++) framesG.removeChild(pool[k]);
+	if (!redraw) {
+		adoptFrames();
+		pool.drawing = true;
+	}
+	var gen = ++pool.gen;
+	for (i = 0; i < drawn; i++) mark[T.drawn[i]] = gen;
+	for (i = 0; i < order.length; i++) {
+		st = pool.state[order[i]];
+		if (mark[st.k] !== gen) {
+			slot[st.k] = -1;
+			st.k = -1;
+			releaseSlot(order[i]);
+		}
+	}
+	order.length = drawn;
+	for (i = 0; i < drawn; i++) {
+		k = T.drawn[i];
+		if ((s = slot[k]) < 0) s = slot[k] = freeSlot(dep[k]);
+		order[i] = s;
+		st = slotState(s);
+		writeFrame(T, st, k, incl[k], x[k], wp);
+		if (st.g.parentNode !== framesG) framesG.appendChild(st.g);
+	}
+	free.forEach(function (slots) {
+		for (var j = 0; j < slots.length; j++)
+			if (pool[slots[j]].parentNode) framesG.removeChild(pool[slots[j]]);
+	});
 	framesG.removeAttribute("transform");
 	/* The viewer starts over on the new frames. */
 	nodes = []; names = []; labels = []; classes = []; texts = []; textTf = [];
@@ -1043,7 +1198,7 @@ function drawRange(a, b) {
 	omitted = T.positive - drawn;
 	unzoomBtn.classList.add("hide");
 	ready();
-	for (i = 0; i < drawn; i++) names[i] = pool.state[i].name;
+	for (i = 0; i < drawn; i++) names[i] = pool.state[order[i]].name;
 	warmed = drawn;
 	return all;
 }
@@ -1138,20 +1293,37 @@ restoreState();
 showRoots();
 idle(warm);
 /* A range's first redraw would otherwise read the whole profile first,
- * make its elements, and run code not yet compiled. */
-var warmRuns = 0;
+ * make its elements, and run code not yet compiled: the first ones took
+ * twice as long as the later.  The engine compiles a loop well after a
+ * few runs, and again when a run takes a path the earlier ones did not:
+ * the whole profile, then parts of it, each written on two elements of
+ * no page. */
+var warmRuns = 0, scratch = null;
 function warmRange() {
-	timeData();
-	for (var i = pool.length; i < (C.maxframes > 0 ? C.maxframes : Math.min(TD.M, 8192)); i++) frameEl(i);
-	/* The engine compiles the loops well after a few runs. */
-	rangeLayout(null, null);
-	if (++warmRuns < 4) idle(warmRange);
+	var T = timeData(), S = T.start, n = S.length, all, i, k;
+	for (i = pool.state.length; i < (C.maxframes > 0 ? C.maxframes : Math.min(T.M, 8192)); i++) {
+		slotState(i);
+		pool.spare.push(i);
+	}
+	scratch = scratch || [frameState(), frameState()];
+	/* Parts of 1/2 to 1/32 of the slots, the whole between them. */
+	var part = warmRuns % 2 && n > 1 ? Math.max(1, n >> (warmRuns + 1) / 2) : 0;
+	if (part) all = rangeLayout(S[(warmRuns * n / 7 | 0) % (n - part)], S[(warmRuns * n / 7 | 0) % (n - part) + part]);
+	else all = rangeLayout(null, null);
+	for (i = 0; i < T.ndrawn; i++) {
+		k = T.drawn[i];
+		writeFrame(T, scratch[i & 1], k, T.incl[k], T.x[k], all > 0 ? full / all : 0);
+	}
+	if (++warmRuns < 10) idle(warmRange);
 }
 if (C.heat) idle(warmRange);
 window.fg = { zoom: zoom, unzoom: unzoom, search: search, resetSearch: resetSearch, linkRegex: linkRegex,
 	frames: function () { ready(); return N; }, zoomed: function () { return zoomed; },
 	title: function (i) { ready(); return titleOf(i); },
 	frame: function (i) { ready(); return i < N ? [fx[i], fw[i], fd[i]] : null; },
+	/* The i-th frame's element: in a range, the page's order is not the
+	 * frames' (an element stays with its frame from range to range). */
+	element: function (i) { ready(); return i < N ? nodes[i] : null; },
 	layout: function (a, b) { return rangeLayout(a * 1e9, b * 1e9); },
 	range: function (a, b) { showRange(a === null ? null : a * 1e9, b * 1e9); return range; } };
 })();

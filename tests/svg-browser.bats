@@ -296,6 +296,10 @@ rep() {
 	run node "$CHECK" range "$TMP/t.svg" 1-3.5 "$TMP/ref.svg" 'Parser'
 	echo "$output" | head -5
 	[ "$status" -eq 0 ]
+	# Drawn after other ranges, each zoomed, on the elements they left.
+	run node "$CHECK" range "$TMP/t.svg" '0-5;3.2-3.3;4-4.5;1-3.5' "$TMP/ref.svg" 'Parser'
+	echo "$output" | head -8
+	[ "$status" -eq 0 ]
 	# The whole range is the whole graph.
 	prof-fold "$TMP/in" | prof-svg -o "$TMP/all.svg"
 	run node "$CHECK" range "$TMP/t.svg" 0-5 "$TMP/all.svg" 'Parser'

@@ -667,15 +667,21 @@ const checks = {
 	// same places, with the same titles, labels and colours; a search in it
 	// finds the same share.
 	// NAMEs after REGEX: +NAME must be among the frames drawn, -NAME not.
+	// HOW may be several ranges, T1;T2;...: the first is opened, and each
+	// later one drawn in the same page after a zoom in the one before, so
+	// that the last is drawn on elements earlier ranges and the zoom wrote.
 	async range(file, how, reference, regex, ...names) {
 		// The graphs' heights differ (a heatmap above one): y from the root's.
-		// A range's titles are written when asked for (a hover asks).
-		const frames = () => [...document.querySelectorAll('#frames > g')].map((g, i, all) =>
+		// A range's titles are written when asked for (a hover asks).  A
+		// frame too narrow for a label may have no text element.
+		const frames = () => Array.from({ length: window.fg.frames() }, (_, i) => window.fg.element(i)).map((g, i, all) =>
 			[window.fg.frame(i)[2], window.fg.frame(i)[0].toPrecision(12),
 				window.fg.frame(i)[1].toPrecision(12), window.fg.title(i),
-				g.querySelector('text').textContent, g.querySelector('rect').getAttribute('fill'),
-				g.querySelector('rect').getAttribute('x'),
+				g.querySelector('text') ? g.querySelector('text').textContent : '',
+				g.querySelector('rect').getAttribute('fill'), g.querySelector('rect').getAttribute('x'),
 				(+g.querySelector('rect').getAttribute('y') - +all[0].querySelector('rect').getAttribute('y')).toFixed(1)].join(' '));
+		const chain = how.split(';');
+		how = chain.shift();
 		const ref = await open(reference);
 		let want, wantPct = null;
 		try {
@@ -699,6 +705,29 @@ const checks = {
 				await b.page.mouse.move(at[1].x, at[1].y);
 				await b.page.mouse.up();
 			}
+			for (const t of chain) {
+				const z = await b.page.evaluate((t) => {
+					let best = -1, w = -1;
+					for (let i = 0; i < window.fg.frames(); i++) {
+						const f = window.fg.frame(i);
+						if (f[2] === 1 && f[1] > w) { w = f[1]; best = i; }
+					}
+					const title = best >= 0 ? window.fg.title(best) : '';
+					if (best >= 0) window.fg.zoom(best);
+					const [a, c] = t.split('-').map(Number);
+					window.fg.range(a, c);
+					return title;
+				}, t);
+				console.log(`# zoomed on ${z}, then drew ${t}`);
+			}
+			const left = await b.page.evaluate(() => {
+				const F = document.getElementById('frames');
+				return { children: F.children.length, frames: window.fg.frames(),
+					parents: F.querySelectorAll('.parent').length, moved: F.querySelectorAll('text[transform]').length };
+			});
+			expect(left.children === left.frames, `${left.children} elements in the graph for ${left.frames} frames`);
+			expect(left.parents === 0 && left.moved === 0,
+				`a zoom left ${left.parents} frames dimmed and ${left.moved} labels moved`);
 			const got = await b.page.evaluate(frames);
 			// The page has no room for frames deeper than its whole graph's
 			// deepest (docs/FORMATS.md section 4): the reference's are left
@@ -741,13 +770,13 @@ const checks = {
 		let url;
 		try {
 			const i = await b.page.evaluate((n) => {
-				const gs = [...document.querySelectorAll('#frames > g')];
-				for (let k = 0; k < gs.length; k++)
+				for (let k = 0; k < window.fg.frames(); k++)
 					if (window.fg.title(k).startsWith(n + ' (')) return k;
 				return -1;
 			}, name);
 			expect(i >= 0, `${name} is not drawn in the range`);
-			await clickFrame(b.page, i);
+			await clickFrame(b.page, await b.page.evaluate((i) =>
+				Array.prototype.indexOf.call(document.getElementById('frames').children, window.fg.element(i)), i));
 			const v = await b.page.evaluate(() => ({ search: location.search, zoomed: window.fg.zoomed(),
 				range: document.getElementById('heat-range').textContent }));
 			console.log(`# after the click: ${v.search}, zoomed ${v.zoomed}, "${v.range}"`);
