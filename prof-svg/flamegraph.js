@@ -905,7 +905,9 @@ var countName = details.getAttribute("data-countname") || "samples";
 var KIND = /_\[[kjiwp]\]$/;
 var nextUp = new Float64Array(1), nextUpBits = new BigUint64Array(nextUp.buffer);
 
-/* The k-th greatest of v[0..n) (from 0); v is reordered. */
+/* v[0..n) reordered so that v[k] is its k-th greatest (from 0).  The
+ * caller reads it: here, after the loops, the engine would have no
+ * record of the access and drop the compiled loops at every call. */
 function kth(v, n, k) {
 	var lo = 0, hi = n - 1;
 	while (lo < hi) {
@@ -917,7 +919,6 @@ function kth(v, n, k) {
 		}
 		if (k <= j) hi = j; else if (k >= i) lo = i; else break;
 	}
-	return v[k];
 }
 
 /*
@@ -1064,6 +1065,7 @@ function rangeLayout(a, b) {
 	var all = sumSlots(T, a === null ? 0 : slotAt(a), a === null ? T.start.length : slotAt(b));
 	var minPx = C.minwPct ? C.minw / 100 * full : C.minw, minw = all > 0 ? minPx * all / full : 0;
 	var nc = sumUp(T, minw);
+	T.positive = sumUpPositive;
 	/* Summed again, the root's count is the records' sum, to the bit or
 	 * near it: the records' sum is what prof-svg's root has. */
 	T.incl[0] = all;
@@ -1074,13 +1076,16 @@ function rangeLayout(a, b) {
 	if (C.maxframes > 0 && nc > C.maxframes) {
 		/* As prof-svg: the frames wider than the budget's last, the
 		 * next double up from it. */
-		nextUp[0] = kth(T.cand, nc, C.maxframes);
+		kth(T.cand, nc, C.maxframes);
+		nextUp[0] = T.cand[C.maxframes];
 		nextUpBits[0] += 1n;
 		if (nextUp[0] > minw) minw = nextUp[0];
 	}
 	T.ndrawn = place(T, all, minw);
 	return all;
 }
+
+var sumUpPositive = 0;
 
 /* The counts of slots [s0, s1) on their nodes; their sum. */
 function sumSlots(T, s0, s1) {
@@ -1110,7 +1115,9 @@ function sumUp(T, minw) {
 		positive++;
 		if (v >= minw) cand[nc++] = v;
 	}
-	T.positive = positive;
+	/* Not a property of T: the engine dropped the compiled loop at every
+	 * call for a store it had seen only before the loop was compiled. */
+	sumUpPositive = positive;
 	return nc;
 }
 
