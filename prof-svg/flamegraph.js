@@ -14,7 +14,7 @@ function init() {
 	var kids = framesG.children, i, g;
 	/* A range's frames are in the order it drew them, not the page's. */
 	if (pool.drawing)
-		for (i = 0; i < pool.order.length; i++) nodes.push(pool[pool.order[i]]);
+		for (i = 0; i < pool.order.length; i++) nodes.push(pool.state[pool.order[i]].g);
 	else
 		for (i = 0; i < kids.length; i++)
 			if (kids[i].tagName === "g") nodes.push(kids[i]);
@@ -840,8 +840,7 @@ function timeData() {
 	/* Each node's slot in the pool, and the redraw that last drew it;
 	 * written whole here, so that no redraw waits for their pages. */
 	T.slot = new Int32Array(M).fill(-1);
-	T.mark = new Uint32Array(M).fill(1);
-	T.mark.fill(0);
+	T.mark = new Uint32Array(M).fill(0);
 	T.shown = [];
 	T.fills = [];
 	/* Written by each layout: here first, so that the object keeps its
@@ -932,8 +931,8 @@ function kth(v, n, k) {
  * range's frames in preorder, as slots; pool.free[depth] the slots of
  * frames no longer drawn.
  */
-var pool = [], NS = "http://www.w3.org/2000/svg";
-pool.state = []; pool.order = []; pool.free = []; pool.nfree = 0; pool.spare = []; pool.gen = 0;
+var NS = "http://www.w3.org/2000/svg";
+var pool = { drawing: false, state: [], order: [], free: [], nfree: 0, spare: [], gen: 0 };
 
 /* A slot for a frame at depth d: one left at d, else at the depth
  * nearest it, else one made ahead (pool.spare) or a new one. */
@@ -990,11 +989,7 @@ function placeText(st, y) {
 
 function slotState(i) {
 	var st = pool.state[i];
-	if (!st) {
-		st = pool.state[i] = frameState(null);
-		pool[i] = st.g;
-	}
-	return st;
+	return st || (pool.state[i] = frameState(null));
 }
 
 /*
@@ -1022,7 +1017,6 @@ function adoptFrames() {
 		g.removeAttribute("data-x");
 		g.removeAttribute("data-w");
 		g.removeAttribute("data-d");
-		pool[pool.state.length] = g;
 		releaseSlot(pool.state.push(st) - 1);
 	}
 }
@@ -1194,7 +1188,7 @@ function drawRange(a, b) {
 	}
 	free.forEach(function (slots) {
 		for (var j = 0; j < slots.length; j++)
-			if (pool[slots[j]].parentNode) framesG.removeChild(pool[slots[j]]);
+			if (pool.state[slots[j]].g.parentNode) framesG.removeChild(pool.state[slots[j]].g);
 	});
 	framesG.removeAttribute("transform");
 	/* The viewer starts over on the new frames. */
@@ -1312,11 +1306,15 @@ function warmRange() {
 		slotState(i);
 		pool.spare.push(i);
 	}
-	scratch = scratch || [frameState(), frameState()];
+	scratch = scratch || [frameState(null), frameState(null)];
 	/* Parts of 1/2 to 1/32 of the slots, the whole between them. */
-	var part = warmRuns % 2 && n > 1 ? Math.max(1, n >> (warmRuns + 1) / 2) : 0;
-	if (part) all = rangeLayout(S[(warmRuns * n / 7 | 0) % (n - part)], S[(warmRuns * n / 7 | 0) % (n - part) + part]);
-	else all = rangeLayout(null, null);
+	var part = warmRuns % 2 && n > 1 ? Math.max(1, n >> (warmRuns + 1) / 2) : 0, from;
+	if (part) {
+		from = (warmRuns * n / 7 | 0) % (n - part);
+		all = rangeLayout(S[from], S[from + part]);
+	} else {
+		all = rangeLayout(null, null);
+	}
 	for (i = 0; i < T.ndrawn; i++) {
 		k = T.drawn[i];
 		writeFrame(T, scratch[i & 1], k, T.incl[k], T.x[k], all > 0 ? full / all : 0);

@@ -12,12 +12,12 @@ static int ascending(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* What fails here is the sanitizer build, which stops on qsort(NULL, 0). */
 TEST(an_empty_table_without_an_array)
 {
 	int *none = NULL;
 
 	sort_array(none, 0, sizeof(*none), ascending);
-	CHECK(none == NULL);
 }
 
 TEST(in_order)
