@@ -66,21 +66,37 @@ line() {
 	[ "$(grep -o '<title>[^<]*within noise)</title><rect [^>]*>' "$TMP/d.svg" | grep -vc 'fill="rgb(255,255,255)"')" -eq 0 ]
 }
 
+# A 2% slower share_two rises by about 0.45 points, 0.4 of a standard error
+# on a capture of 1 s at 3999 Hz, where a flag takes 2.8 (99.44%, one of
+# nine frames): sampling noise alone flags it about once in 100 trials, and
+# leaves the change out of its interval about once in 200.  One trial would
+# fail make check that often (it did, in CI); two of three, about once in
+# 1,500 runs.
 @test "a 2% slower function on a short capture is not flagged, and its interval holds the change" {
 	require_root
-	capture before 2
-	capture after 2 1.02
-	run prof-fold --diff --threshold=0 "$TMP/before" "$TMP/after"
-	echo "$output"
-	[ "$status" -eq 0 ]
-	two=$(line <(echo "$output") share_two)
-	echo "$two"
-	[[ $two == "  "* ]]
-	# The change 2% more work makes: from the share before, p, to
-	# 1.02 p / (1 + 0.02 p).
-	awk '{ gsub(/[][%,]/, ""); p = $5 / 100; want = 100 * (1.02 * p / (1 + 0.02 * p) - p)
-		printf "change %s, interval [%s, %s], expected %+.2f\n", $1, $2, $3, want
-		exit !($2 <= want && want <= $3) }' <<<"$two"
+	held=0
+	for k in 1 2 3; do
+		capture before$k 1
+		capture after$k 1 1.02
+		# Status 3 when a rise is flagged, the trial's failure.
+		st=0
+		prof-fold --diff --threshold=0 "$TMP/before$k" "$TMP/after$k" >"$TMP/report$k" || st=$?
+		[ "$st" -eq 0 ] || [ "$st" -eq 3 ]
+		two=$(line "$TMP/report$k" share_two)
+		# The change 2% more work makes: from the share before, p, to
+		# 1.02 p / (1 + 0.02 p).
+		if [ "$st" -eq 0 ] && [[ $two == "  "* ]] &&
+			awk '{ gsub(/[][%,]/, ""); p = $5 / 100; want = 100 * (1.02 * p / (1 + 0.02 * p) - p)
+				printf "change %s, interval [%s, %s], expected %+.2f\n", $1, $2, $3, want
+				exit !($2 <= want && want <= $3) }' <<<"$two"; then
+			held=$((held + 1))
+		else
+			echo "trial $k: status $st"
+			cat "$TMP/report$k"
+		fi
+	done
+	echo "held in $held of 3 trials"
+	[ "$held" -ge 2 ]
 }
 
 @test "--diff refuses what it cannot compare, and says why" {
