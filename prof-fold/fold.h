@@ -2,7 +2,6 @@
  * prof-fold: the options every stage of the fold shares, and the interfaces
  * of the files that implement it.
  *
- *   line_reader.c        block reads, one line at a time, CRLF-tolerant
  *   detect.c             which format an input is in
  *   event_line.c         event lines: command, PID/TID, period, event;
  *                        waker lines
@@ -18,7 +17,7 @@
  *   fold_output.c        stack -> count aggregation, filters, sorted output
  *
  * The syntax of the formats is shared with the other programs:
- * common/folded.c (folded stacks), common/frame_kind.c (_[k] and the other
+ * common/line_reader.c (lines), common/folded.c (folded stacks), common/frame_kind.c (_[k] and the other
  * annotations), common/frames_header.c (prof-symbolize's first line).
  */
 #ifndef PROF_FOLD_H
@@ -31,6 +30,7 @@
 #include <stdio.h>
 
 #include "htab.h"
+#include "line_reader.h"
 
 enum fold_format {
 	FMT_AUTO,
@@ -52,61 +52,6 @@ struct fold_opts {
 	size_t nskip_after;
 	enum fold_format format;
 };
-
-/* --- line_reader.c ------------------------------------------------------ */
-
-struct line_reader {
-	int fd;
-	const char *name; /* for diagnostics */
-	char *buf;
-	size_t cap, start, end;
-	bool eof, skipping; /* skipping: discarding the rest of a huge line */
-	uint64_t lineno;    /* number of the line last returned */
-	int error;          /* errno of a failed read, 0 if none */
-	uint64_t bytes;     /* bytes read so far */
-	/* Bit i of newlines[k]: buf[64 * k + i] is a newline, for the
-	 * bytes before end. */
-	uint64_t *newlines;
-};
-
-#define LINE_MAX_BYTES (16u << 20) /* longer lines are cut to this */
-
-void lr_init(struct line_reader *r, int fd, const char *name);
-void lr_free(struct line_reader *r);
-/* Returns the next line without its "\n" (and without a trailing "\r"), or
- * NULL at the end of input or on a read error (r->error). */
-const char *lr_next_scan(struct line_reader *r, size_t *len);
-
-/* lr_next_scan(), inline while the newline is one already read. */
-static inline const char *lr_next(struct line_reader *r, size_t *len)
-{
-	size_t k = r->start / 64, nl;
-	uint64_t m;
-	char *line;
-
-	if (r->start >= r->end)
-		return lr_next_scan(r, len);
-	m = r->newlines[k] >> (r->start % 64);
-	if (m) {
-		nl = r->start + (size_t)__builtin_ctzll(m);
-	} else {
-		do
-			if (++k * 64 >= r->end)
-				return lr_next_scan(r, len);
-		while (!(m = r->newlines[k]));
-		nl = k * 64 + (size_t)__builtin_ctzll(m);
-	}
-	line = r->buf + r->start;
-	*len = nl - r->start;
-	r->start = nl + 1;
-	r->lineno++;
-	if (*len && line[*len - 1] == '\r')
-		(*len)--;
-	return line;
-}
-
-/* Fills the buffer and returns what is buffered, for format detection. */
-const char *lr_peek(struct line_reader *r, size_t *len);
 
 /* --- detect.c ----------------------------------------------------------- */
 

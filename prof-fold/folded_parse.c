@@ -53,11 +53,17 @@ uint64_t folded_parse_input(const struct fold_opts *o, struct fold_agg *agg,
 	struct fold_diag d = { .name = r->name };
 	const char *s;
 	size_t len;
-	uint64_t count, end_ns = 0;
+	uint64_t count, end_ns = 0, cut = r->cut;
 	bool timed = false;
 
 	while ((s = lr_next(r, &len)) != NULL) {
 		struct folded_line l;
+		/* Its count was cut off with its end. */
+		if (r->cut != cut) {
+			cut = r->cut;
+			diag_bad_line(&d, o, r->lineno, "folded line longer than 16 MiB");
+			continue;
+		}
 		switch (folded_parse(s, len, 1, &l)) {
 		case FOLDED_BLANK:
 			continue;

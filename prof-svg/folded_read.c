@@ -30,25 +30,27 @@ static void note_bad(struct folded_stats *st, const char *line, size_t len, size
 	st->indented += line[0] == '\t' || line[0] == ' ';
 }
 
-void folded_read(FILE *f, struct frame_tree *t, enum folded_role role, bool reverse,
+void folded_read(struct line_reader *r, struct frame_tree *t, enum folded_role role, bool reverse,
 		 struct folded_stats *st, struct timeline *tl)
 {
-	char *line = NULL;
-	size_t cap = 0, lineno = 0;
-	uint64_t slot = 0;
+	const char *line;
+	size_t len;
+	uint64_t slot = 0, cut = r->cut;
 	bool timed = false; /* a time line came: the stacks are slot's */
-	ssize_t got;
 
-	while ((got = getline(&line, &cap, f)) > 0) {
-		size_t len = (size_t)got;
+	while ((line = lr_next(r, &len)) != NULL) {
+		size_t lineno = (size_t)r->lineno;
 		struct folded_line l;
 		double before, after;
 		/* Two counts are looked for until a stack line has one. */
 		size_t max_counts = role == FOLDED_ANY && st->columns != 1 ? 2 : 1;
 
-		lineno++;
-		if (line[len - 1] == '\n')
-			len--;
+		/* Its count was cut off with its end. */
+		if (r->cut != cut) {
+			cut = r->cut;
+			note_bad(st, line, len, lineno);
+			continue;
+		}
 		switch (folded_parse(line, len, max_counts, &l)) {
 		case FOLDED_BLANK:
 			continue;
@@ -97,5 +99,4 @@ void folded_read(FILE *f, struct frame_tree *t, enum folded_role role, bool reve
 		else if (tl && !tl->untimed++)
 			tl->first_untimed = lineno;
 	}
-	free(line);
 }

@@ -10,10 +10,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdio.h>
-
 #include "folded.h"
 #include "frame_tree.h"
+#include "line_reader.h"
 #include "timeline.h"
 
 enum folded_role {
@@ -33,9 +32,9 @@ struct folded_stats {
 	char unit[FOLDED_UNIT_MAX + 1]; /* from a "# count: UNIT" line, or "" */
 };
 
-/* Reads every line of f into t; with tl, the time of timed folded stacks
+/* Reads every line of r into t; with tl, the time of timed folded stacks
  * into tl too. */
-void folded_read(FILE *f, struct frame_tree *t, enum folded_role role, bool reverse,
+void folded_read(struct line_reader *r, struct frame_tree *t, enum folded_role role, bool reverse,
 		 struct folded_stats *st, struct timeline *tl);
 
 #endif

@@ -5,6 +5,7 @@
  *	prof-svg --diff BEFORE AFTER > diff.svg
  */
 #include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,24 +201,21 @@ static void parse_options(int argc, char **argv, struct options *opt)
 		     opt->bgcolors);
 }
 
-#define INPUT_BUFFER (256u << 10)
-
 static void read_input(struct frame_tree *t, const char *path, enum folded_role role,
 		       bool reverse, struct folded_stats *st, struct timeline *tl, int *status)
 {
-	/* stdio reads a file 4 KiB at a time: a system call each, which was
-	 * a tenth of the time on a big profile.  (glibc ignores the size
-	 * asked for without a buffer.)  Inputs are read one at a time. */
-	static char buffer[INPUT_BUFFER];
 	FILE *f = input_open(path);
+	struct line_reader r;
 	size_t bad = st->bad, lines = st->lines;
 
-	setvbuf(f, buffer, _IOFBF, sizeof(buffer));
-
+	lr_init(&r, fileno(f), input_name(path));
 	st->bad = st->indented = 0;
-	folded_read(f, t, role, reverse, st, tl);
-	if (ferror(f))
-		err(EXIT_USAGE, "%s", input_name(path));
+	folded_read(&r, t, role, reverse, st, tl);
+	if (r.error) {
+		errno = r.error;
+		err(EXIT_USAGE, "%s", r.name);
+	}
+	lr_free(&r);
 	if (st->bad && st->lines == lines) {
 		/* Nothing of it was stacks: say what it is. */
 		const char *hint = input_kind_hint(input_kind(st->first_bad_text, st->first_bad_len));

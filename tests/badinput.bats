@@ -258,6 +258,24 @@ load fixtures/badinput/capture
 	[ "$kb" -lt "$MAX_KB" ] || { echo "peak RSS $kb kB"; false; }
 }
 
+@test "a stack line longer than 16 MiB is skipped and named, not read short for one that ends in a count" {
+	# A frame "fff... 777..." of 20 MiB: cut at 16 MiB, the line would
+	# end in "f 7", a count, of the wrong frame.
+	{ printf 'main;g 1\nmain;'; head -c $((16 * 1024 * 1024 - 7)) /dev/zero | tr '\0' f
+	  printf ' '; head -c $((4 * 1024 * 1024)) /dev/zero | tr '\0' 7
+	  printf ' 8\nmain;g 2\n'; } > "$TMP/cut.folded"
+	run --separate-stderr prof-fold "$TMP/cut.folded"
+	[ "$status" -eq 1 ]
+	[ "$output" = "main;g 3" ]
+	[ "$stderr" = "prof-fold: $TMP/cut.folded:2: folded line longer than 16 MiB; skipped it" ]
+	run --separate-stderr prof-svg -o "$TMP/cut.svg" "$TMP/cut.folded"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "prof-svg: $TMP/cut.folded:2: skipped 1 line that is not \"STACK COUNT\"" ]
+	grep -q '<title>g (3 samples, 100.00%)</title>' "$TMP/cut.svg"
+	kb=$(peak_kb prof-svg "$TMP/cut.folded")
+	[ "$kb" -lt "$MAX_KB" ] || { echo "peak RSS $kb kB"; false; }
+}
+
 # --- prof-symbolize -------------------------------------------------------------
 
 @test "prof-symbolize: empty input and random bytes: exit 2, one line" {

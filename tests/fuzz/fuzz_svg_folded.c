@@ -5,26 +5,22 @@
  * flame graph, a reversed icicle flame chart, and a differential graph
  * (the input as both BEFORE and AFTER).
  */
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "folded_read.h"
 #include "frame_tree.h"
 #include "palette.h"
 #include "svg_opts.h"
 #include "svg_write.h"
+#include "fuzz_lines.h"
 
-static FILE *null_out;
-
-static FILE *input(const uint8_t *data, size_t size)
+/* The input, through the line reader as a file would be. */
+static void read_one(struct frame_tree *t, const uint8_t *data, size_t size, enum folded_role role,
+		     bool reverse, struct folded_stats *st, struct timeline *tl)
 {
-	FILE *f = size ? fmemopen((void *)data, size, "r") : fopen("/dev/null", "r");
+	struct line_reader r;
 
-	if (!f)
-		abort();
-	return f;
+	fuzz_lr_init(&r, fuzz_input_fd(data, size));
+	folded_read(&r, t, role, reverse, st, tl);
+	fuzz_lr_free(&r);
 }
 
 static void one(const uint8_t *data, size_t size, int k)
@@ -38,7 +34,6 @@ static void one(const uint8_t *data, size_t size, int k)
 	struct timeline tl = { 0 };
 	bool chart = k == 1, diff = k == 2, reverse = k == 1;
 	struct frame_tree *t = ft_new(chart, diff);
-	FILE *f;
 
 	snprintf(o.fonttype, sizeof(o.fonttype), "Verdana");
 	if (k == 1) {
@@ -47,32 +42,24 @@ static void one(const uint8_t *data, size_t size, int k)
 		o.hash = HASH_PERL;
 	}
 	if (diff) {
-		f = input(data, size);
-		folded_read(f, t, FOLDED_BEFORE, reverse, &st, NULL);
-		fclose(f);
-		f = input(data, size);
-		folded_read(f, t, FOLDED_AFTER, reverse, &st, NULL);
-		fclose(f);
+		read_one(t, data, size, FOLDED_BEFORE, reverse, &st, NULL);
+		read_one(t, data, size, FOLDED_AFTER, reverse, &st, NULL);
 		if (t->before && t->before[0] > 0)
 			ft_scale_before(t, t->nodes[0].count / t->before[0]);
 	} else {
-		f = input(data, size);
-		folded_read(f, t, FOLDED_ANY, reverse, &st, &tl);
-		fclose(f);
+		read_one(t, data, size, FOLDED_ANY, reverse, &st, &tl);
 	}
 	palette_background(NULL, t->diff ? -1 : o.palette, o.bg_top, o.bg_bottom);
 	if (t->nodes[0].count <= 0)
-		svg_write_empty(null_out, &o);
+		svg_write_empty(fuzz_null, &o);
 	else
-		svg_write(null_out, t, &o, chart || diff || !tl.slot_ns || t->diff ? NULL : &tl);
+		svg_write(fuzz_null, t, &o, chart || diff || !tl.slot_ns || t->diff ? NULL : &tl);
 	timeline_free(&tl);
 	ft_free(t);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (!null_out && !(null_out = fopen("/dev/null", "w")))
-		abort();
 	for (int k = 0; k < 3; k++)
 		one(data, size, k);
 	return 0;

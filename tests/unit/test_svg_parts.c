@@ -4,6 +4,8 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "folded_read.h"
 #include "frame_tree.h"
@@ -29,10 +31,16 @@ static struct frame_tree *read_text(const char *text, enum folded_role role,
 				    struct folded_stats *st)
 {
 	struct frame_tree *t = ft_new(false, false);
-	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	struct line_reader r;
+	int fd = memfd_create("folded", MFD_CLOEXEC);
 
-	folded_read(f, t, role, false, st, NULL);
-	fclose(f);
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text) ||
+	    lseek(fd, 0, SEEK_SET) != 0)
+		abort();
+	lr_init(&r, fd, "text");
+	folded_read(&r, t, role, false, st, NULL);
+	lr_free(&r);
+	close(fd);
 	return t;
 }
 

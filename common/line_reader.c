@@ -21,7 +21,7 @@
 #endif
 
 #include "diag.h"
-#include "fold.h"
+#include "line_reader.h"
 
 #define BLOCK (1u << 20)
 /* Reads of this size stay in the cache between the copy and the parse. */
@@ -178,6 +178,7 @@ const char *lr_next_scan(struct line_reader *r, size_t *len)
 		mark(r, cut);
 		nl = r->buf + cut;
 		r->skipping = false;
+		r->cut++;
 	}
 	line = r->buf + r->start;
 	*len = (size_t)(nl - line);
@@ -185,6 +186,7 @@ const char *lr_next_scan(struct line_reader *r, size_t *len)
 	goto done;
 last:
 	/* The final line has no newline. */
+	r->cut += r->skipping;
 	r->skipping = false;
 	if (r->start == r->end)
 		return NULL;
