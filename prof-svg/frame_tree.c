@@ -171,6 +171,25 @@ static void grow_slots(struct frame_tree *t)
 	t->nslots = n;
 }
 
+void ft_reserve(struct frame_tree *t, size_t nodes)
+{
+	size_t old = t->cap, cap = old;
+
+	while (cap < nodes && cap < (size_t)UINT32_MAX / 2)
+		cap *= 2;
+	if (cap == old)
+		return;
+	t->cap = cap;
+	t->nodes = big_grow(t->nodes, old * sizeof(*t->nodes), cap * sizeof(*t->nodes));
+	if (t->before)
+		t->before = big_grow(t->before, old * sizeof(double), cap * sizeof(double));
+	if (t->start)
+		t->start = big_grow(t->start, old * sizeof(double), cap * sizeof(double));
+	if (t->blocked)
+		t->blocked = big_grow(t->blocked, old * sizeof(double), cap * sizeof(double));
+	t->hashed = big_grow(t->hashed, old / 8, cap / 8);
+}
+
 static uint32_t new_node(struct frame_tree *t, uint32_t parent, uint32_t name)
 {
 	uint32_t i;
@@ -178,16 +197,7 @@ static uint32_t new_node(struct frame_tree *t, uint32_t parent, uint32_t name)
 	if (t->n == t->cap) {
 		if (t->cap >= UINT32_MAX / 2)
 			errx(EXIT_USAGE, "too many distinct frames");
-		size_t old = t->cap;
-		t->cap *= 2;
-		t->nodes = big_grow(t->nodes, old * sizeof(*t->nodes), t->cap * sizeof(*t->nodes));
-		if (t->before)
-			t->before = big_grow(t->before, old * sizeof(double), t->cap * sizeof(double));
-		if (t->start)
-			t->start = big_grow(t->start, old * sizeof(double), t->cap * sizeof(double));
-		if (t->blocked)
-			t->blocked = big_grow(t->blocked, old * sizeof(double), t->cap * sizeof(double));
-		t->hashed = big_grow(t->hashed, old / 8, t->cap / 8);
+		ft_reserve(t, t->cap + 1);
 	}
 	i = (uint32_t)t->n++;
 	t->nodes[i] = (struct ft_node){ name, parent, FT_NONE, t->nodes[parent].child, 0 };

@@ -76,6 +76,10 @@ struct frame_tree {
 struct frame_tree *ft_new(bool chart, bool diff);
 void ft_free(struct frame_tree *t);
 
+/* Makes room for nodes nodes at once: growing the arrays as they fill
+ * costs a move of each and the faults of fresh pages. */
+void ft_reserve(struct frame_tree *t, size_t nodes);
+
 /* Adds one stack "a;b;c" (len bytes, without the count) with its count and,
  * in differential mode, its "before" count.  With reverse set the frames are
  * taken leaf first.  Returns the stack's last node. */

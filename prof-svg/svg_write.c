@@ -184,10 +184,21 @@ void svg_format_count(char *buf, size_t size, double v)
 	char raw[64], *dot;
 	size_t n, intlen, out = 0;
 
-	if (v == floor(v) && fabs(v) < 1e15)
+	if (v == floor(v) && v >= 0 && v < 1e15) {
+		/* A sample count, the usual case: printf's exact conversion
+		 * was a sixth of the time of writing a frame. */
+		unsigned long long u = (unsigned long long)v;
+		char *p = raw + sizeof(raw);
+		*--p = '\0';
+		do
+			*--p = (char)('0' + u % 10);
+		while (u /= 10);
+		memmove(raw, p, (size_t)(raw + sizeof(raw) - p));
+	} else if (v == floor(v) && fabs(v) < 1e15) {
 		snprintf(raw, sizeof(raw), "%.0f", v);
-	else
+	} else {
 		snprintf(raw, sizeof(raw), "%.3f", v);
+	}
 	if ((dot = strchr(raw, '.'))) {
 		n = strlen(raw);
 		while (raw[n - 1] == '0')
@@ -325,7 +336,9 @@ static void put_info(const struct writer *w, struct frame_tree *t, uint32_t i,
 		fprintf(w->f, " (%s", num);
 	} else {
 		svg_format_count(num, sizeof(num), count * o->factor);
-		fprintf(w->f, " (%s ", num);
+		fputs(" (", w->f);
+		fputs(num, w->f);
+		fputc(' ', w->f);
 		xml_puts(w->f, o->countname);
 	}
 	fputs(", ", w->f);
@@ -360,7 +373,12 @@ static void draw(void *ctx, struct frame_tree *t, const struct walk_item *it)
 	frame_kind_of(name, len, &shown_len);
 	if (it->node != 0)
 		na = name_attrs_find(o->nameattrs, name, len);
-	fprintf(f, "<g class=\"f%s%s\"", na && na->cls ? " " : "", na && na->cls ? na->cls : "");
+	fputs("<g class=\"f", f);
+	if (na && na->cls) {
+		fputc(' ', f);
+		fputs(na->cls, f);
+	}
+	fputc('"', f);
 	if (na && na->id)
 		fprintf(f, " id=\"%s\"", na->id);
 	if (na && na->g_extra)

@@ -312,6 +312,14 @@ TEST(count_format)
 	CHECK_STR(b, "1,234.5");
 	svg_format_count(b, sizeof(b), 0);
 	CHECK_STR(b, "0");
+	svg_format_count(b, sizeof(b), 1000);
+	CHECK_STR(b, "1,000");
+	svg_format_count(b, sizeof(b), 999999999999999);
+	CHECK_STR(b, "999,999,999,999,999");
+	svg_format_count(b, sizeof(b), 1e15);
+	CHECK_STR(b, "1,000,000,000,000,000");
+	svg_format_count(b, sizeof(b), -1234);
+	CHECK_STR(b, "-1,234");
 }
 
 static const char *time_text(double ns)
