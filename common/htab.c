@@ -4,14 +4,16 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "big_alloc.h"
 #include "diag.h"
 
 /* Keys are packed into blocks: per-key malloc would dominate both time
  * and RSS for the millions of short keys a fold can see.  The blocks start
- * small and double up to 1 MiB, since many tables stay small: prof-sample
- * keeps one per process it unwinds, hundreds at a time on a busy host. */
+ * small and double, then take a huge page at a time (big_alloc.h) once
+ * a quarter of one is in use, since many tables stay small: prof-sample keeps one per process it unwinds, hundreds at a
+ * time on a busy host.  Sizes count the block's header. */
 #define ARENA_FIRST_BLOCK (1u << 12)
-#define ARENA_BLOCK (1u << 20)
+#define ARENA_BLOCK (2u << 20)
 
 struct arena_block {
 	struct arena_block *next;
@@ -47,7 +49,7 @@ struct htab *htab_new(void)
 	struct htab *h = xcalloc(1, sizeof(*h));
 
 	h->nslots = 64;
-	h->slots = xcalloc(h->nslots, sizeof(*h->slots));
+	h->slots = big_zalloc(h->nslots * sizeof(*h->slots));
 	return h;
 }
 
@@ -59,10 +61,10 @@ void htab_free(struct htab *h)
 		return;
 	for (b = h->arena; b; b = next) {
 		next = b->next;
-		free(b);
+		big_free(b, sizeof(*b) + b->size);
 	}
-	free(h->slots);
-	free(h->entries);
+	big_free(h->slots, h->nslots * sizeof(*h->slots));
+	big_free(h->entries, h->cap * sizeof(*h->entries));
 	free(h);
 }
 
@@ -88,16 +90,16 @@ static void *arena_copy(struct htab *h, const void *key, size_t len)
 
 	if (!b || b->size - b->used < need) {
 		size_t size = h->arena_bytes < ARENA_FIRST_BLOCK ? ARENA_FIRST_BLOCK
-			      : h->arena_bytes < ARENA_BLOCK	  ? h->arena_bytes
-								  : ARENA_BLOCK;
-		if (size < need)
-			size = need;
-		b = xmalloc(sizeof(*b) + size);
-		b->size = size;
+			      : h->arena_bytes < ARENA_BLOCK / 4 ? h->arena_bytes
+								 : ARENA_BLOCK;
+		if (size - sizeof(*b) < need)
+			size = sizeof(*b) + need;
+		b = big_zalloc(size);
+		b->size = size - sizeof(*b);
 		b->used = 0;
 		b->next = h->arena;
 		h->arena = b;
-		h->arena_bytes += sizeof(*b) + size;
+		h->arena_bytes += size;
 	}
 	p = b->data + b->used;
 	b->used += need;
@@ -132,7 +134,7 @@ static struct slot *probe(struct htab *h, uint64_t hash, const void *key, size_t
 static void grow(struct htab *h)
 {
 	size_t n = h->nslots * 2, mask = n - 1;
-	struct slot *slots = xcalloc(n, sizeof(*slots));
+	struct slot *slots = big_zalloc(n * sizeof(*slots));
 
 	for (size_t i = 0; i < h->nslots; i++) {
 		struct slot *s = &h->slots[i];
@@ -143,7 +145,7 @@ static void grow(struct htab *h)
 			j = (j + 1) & mask;
 		slots[j] = *s;
 	}
-	free(h->slots);
+	big_free(h->slots, h->nslots * sizeof(*h->slots));
 	h->slots = slots;
 	h->nslots = n;
 }
@@ -174,7 +176,12 @@ struct htab_entry *htab_upsert_hashed(struct htab *h, const void *key, size_t le
 	}
 	if (len > UINT32_MAX)
 		errx(EXIT_USAGE, "hash key of %zu bytes is too long", len);
-	h->entries = xreserve_from(h->entries, &h->cap, h->count + 1, sizeof(*h->entries), 64);
+	if (h->count == h->cap) {
+		size_t cap = h->cap ? 2 * h->cap : 64;
+		h->entries = big_zrealloc(h->entries, h->cap * sizeof(*h->entries),
+					  cap * sizeof(*h->entries));
+		h->cap = cap;
+	}
 	e = &h->entries[h->count++];
 	e->key = arena_copy(h, key, len);
 	e->len = (uint32_t)len;
@@ -250,7 +257,7 @@ static void compact(struct htab *h)
 		h->entries[i].key = arena_copy(h, h->entries[i].key, h->entries[i].len);
 	for (; old; old = next) {
 		next = old->next;
-		free(old);
+		big_free(old, sizeof(*old) + old->size);
 	}
 }
 

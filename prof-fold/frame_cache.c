@@ -33,6 +33,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "big_alloc.h"
 #include "diag.h"
 #include "frame_cache.h"
 
@@ -45,9 +46,9 @@ struct frame_cache *frame_cache_new(void)
 {
 	struct frame_cache *c = xcalloc(1, sizeof(*c));
 
-	c->slots = xcalloc(FC_SLOTS, sizeof(*c->slots));
+	c->slots = big_zalloc(FC_SLOTS * sizeof(*c->slots));
 	c->cap = ARENA_FIRST;
-	c->arena = xmalloc(c->cap);
+	c->arena = big_zalloc(c->cap);
 	c->used = ARENA_START;
 	return c;
 }
@@ -56,8 +57,8 @@ void frame_cache_free(struct frame_cache *c)
 {
 	if (!c)
 		return;
-	free(c->arena);
-	free(c->slots);
+	big_free(c->arena, c->cap);
+	big_free(c->slots, FC_SLOTS * sizeof(*c->slots));
 	free(c);
 }
 
@@ -110,8 +111,8 @@ void frame_cache_put(struct frame_cache *c, bool java, const char *line,
 		return;
 	if (c->cap - c->used < need) {
 		if (c->cap < ARENA_MAX) {
+			c->arena = big_zrealloc(c->arena, c->cap, 2 * c->cap);
 			c->cap *= 2;
-			c->arena = xrealloc(c->arena, c->cap);
 		} else {
 			/* Every entry goes, and with them what followed
 			 * what. */

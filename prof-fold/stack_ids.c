@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "big_alloc.h"
 #include "diag.h"
 #include "fold.h"
 
@@ -39,9 +40,9 @@ struct stack_ids *stack_ids_new(void)
 
 	s->names = htab_new();
 	s->shift = 64 - 10;
-	s->slots = xcalloc((size_t)1 << (64 - s->shift), sizeof(*s->slots));
+	s->slots = big_zalloc(((size_t)1 << (64 - s->shift)) * sizeof(*s->slots));
 	s->recs_cap = 1024;
-	s->recs = xreallocarray(NULL, s->recs_cap, sizeof(*s->recs));
+	s->recs = big_zalloc(s->recs_cap * sizeof(*s->recs));
 	s->recs_len = 1; /* offset 0 is no record */
 	return s;
 }
@@ -51,8 +52,8 @@ void stack_ids_free(struct stack_ids *s)
 	if (!s)
 		return;
 	htab_free(s->names);
-	free(s->slots);
-	free(s->recs);
+	big_free(s->slots, ((size_t)1 << (64 - s->shift)) * sizeof(*s->slots));
+	big_free(s->recs, s->recs_cap * sizeof(*s->recs));
 	free(s);
 }
 
@@ -86,7 +87,7 @@ static void grow(struct stack_ids *s)
 {
 	unsigned shift = s->shift - 1;
 	size_t n = (size_t)1 << (64 - shift), mask = n - 1;
-	uint64_t *slots = xcalloc(n, sizeof(*slots));
+	uint64_t *slots = big_zalloc(n * sizeof(*slots));
 
 	for (size_t i = 0; i < (size_t)1 << (64 - s->shift); i++) {
 		if (!s->slots[i])
@@ -100,7 +101,7 @@ static void grow(struct stack_ids *s)
 			j = (j + 1) & mask;
 		slots[j] = s->slots[i];
 	}
-	free(s->slots);
+	big_free(s->slots, ((size_t)1 << (64 - s->shift)) * sizeof(*s->slots));
 	s->slots = slots;
 	s->shift = shift;
 }
@@ -126,8 +127,9 @@ uint32_t *stack_ids_find(struct stack_ids *s, const uint32_t *ids, size_t n, uin
 	if (n > UINT32_MAX - REC_IDS || s->recs_len + REC_IDS + n > UINT32_MAX)
 		errx(EXIT_USAGE, "more than 16 GiB of distinct stacks");
 	while (s->recs_cap - s->recs_len < REC_IDS + n) {
+		s->recs = big_zrealloc(s->recs, s->recs_cap * sizeof(*s->recs),
+				       2 * s->recs_cap * sizeof(*s->recs));
 		s->recs_cap *= 2;
-		s->recs = xreallocarray(s->recs, s->recs_cap, sizeof(*s->recs));
 	}
 	r = s->recs + s->recs_len;
 	r[REC_N] = (uint32_t)n;

@@ -3,8 +3,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
+#include "big_alloc.h"
 #include "diag.h"
 #include "frame_kind.h"
 #include "offcpu_words.h"
@@ -16,73 +16,6 @@
 static const char MARKER[] = OFF_CPU_MARKER;
 #define MARKER_LEN (sizeof(MARKER) - 1)
 
-/* The node arrays and the slots are the bulk of the memory and are touched
- * at random: they are mapped directly, with transparent huge pages where
- * the kernel offers them, which saves most page faults and TLB misses.  A
- * page fault costs microseconds in a VM, and a 4 KiB page holds only 170
- * nodes. */
-#define HUGE_PAGE ((size_t)2 << 20)
-/* Arrays this big are mapped in huge pages: a quarter filled, one costs
- * 128 fewer faults, and at most 1.5 MiB of memory never touched. */
-#define HUGE_FROM (HUGE_PAGE / 4)
-#ifndef MADV_COLLAPSE
-#define MADV_COLLAPSE 25 /* Linux 6.1; older glibc lacks the name */
-#endif
-
-/* The bytes mapped for an array of size bytes: whole huge pages from
- * HUGE_FROM, as a huge page cannot back the part of a range past its end. */
-static size_t big_size(size_t size)
-{
-	return size < HUGE_FROM ? size : (size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-}
-
-/* Fresh memory for size bytes, at a huge page boundary from HUGE_FROM: the
- * kernel backs only aligned 2 MiB ranges with huge pages, and mmap aligns
- * nothing. */
-static void *big_map(size_t size)
-{
-	size_t span = size < HUGE_FROM ? size : size + HUGE_PAGE;
-	char *p = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED || span == size)
-		return p;
-	char *a = (char *)(((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
-	if (a > p)
-		munmap(p, (size_t)(a - p));
-	if (p + span > a + size)
-		munmap(a + size, (size_t)(p + span - (a + size)));
-	return a;
-}
-
-/* p grown from old to size bytes.  Its pages move, not their contents. */
-static void *big_grow(void *p, size_t old, size_t size)
-{
-	old = big_size(old);
-	size = big_size(size);
-	if (p && old == size)
-		return p;
-	void *q = size < HUGE_FROM && p ? mremap(p, old, size, MREMAP_MAYMOVE) : big_map(size);
-
-	if (q != MAP_FAILED && p && size >= HUGE_FROM)
-		q = mremap(p, old, size, MREMAP_MAYMOVE | MREMAP_FIXED, q);
-	if (q == MAP_FAILED)
-		errx(EXIT_USAGE, "out of memory (%zu bytes)", size);
-	/* After the move: the moved mapping replaced big_map's, advice and all. */
-	if (size >= HUGE_FROM)
-		madvise(q, size, MADV_HUGEPAGE);
-	/* The first huge page's range holds the small pages moved in, and
-	 * would be filled with more: make it one huge page now. */
-	if (p && old < HUGE_FROM && size >= HUGE_FROM)
-		madvise(q, HUGE_PAGE, MADV_COLLAPSE);
-	return q;
-}
-
-static void big_free(void *p, size_t size)
-{
-	if (p)
-		munmap(p, big_size(size));
-}
-
 struct frame_tree *ft_new(bool chart, bool diff)
 {
 	struct frame_tree *t = xcalloc(1, sizeof(*t));
@@ -91,12 +24,12 @@ struct frame_tree *ft_new(bool chart, bool diff)
 	t->chart = chart;
 	t->diff = diff;
 	t->cap = 1024;
-	t->nodes = big_grow(NULL, 0, t->cap * sizeof(*t->nodes));
+	t->nodes = big_zalloc(t->cap * sizeof(*t->nodes));
 	if (diff)
-		t->before = big_grow(NULL, 0, t->cap * sizeof(double));
+		t->before = big_zalloc(t->cap * sizeof(double));
 	if (chart)
-		t->start = big_grow(NULL, 0, t->cap * sizeof(double));
-	t->hashed = big_grow(NULL, 0, t->cap / 8);
+		t->start = big_zalloc(t->cap * sizeof(double));
+	t->hashed = big_zalloc(t->cap / 8);
 	t->marker = FT_NONE;
 	t->path_marker = SIZE_MAX;
 	t->nodes[0] = (struct ft_node){ FT_NONE, FT_NONE, FT_NONE, FT_NONE, 0 };
@@ -153,7 +86,7 @@ static inline size_t home(uint64_t h, size_t nslots)
 static void grow_slots(struct frame_tree *t)
 {
 	size_t n = t->nslots * 2, mask = n - 1;
-	uint64_t *slots = big_grow(NULL, 0, n * sizeof(*slots));
+	uint64_t *slots = big_zalloc(n * sizeof(*slots));
 
 	if (n > ((size_t)1 << 32))
 		errx(EXIT_USAGE, "too many distinct frames");
@@ -180,14 +113,14 @@ void ft_reserve(struct frame_tree *t, size_t nodes)
 	if (cap == old)
 		return;
 	t->cap = cap;
-	t->nodes = big_grow(t->nodes, old * sizeof(*t->nodes), cap * sizeof(*t->nodes));
+	t->nodes = big_zrealloc(t->nodes, old * sizeof(*t->nodes), cap * sizeof(*t->nodes));
 	if (t->before)
-		t->before = big_grow(t->before, old * sizeof(double), cap * sizeof(double));
+		t->before = big_zrealloc(t->before, old * sizeof(double), cap * sizeof(double));
 	if (t->start)
-		t->start = big_grow(t->start, old * sizeof(double), cap * sizeof(double));
+		t->start = big_zrealloc(t->start, old * sizeof(double), cap * sizeof(double));
 	if (t->blocked)
-		t->blocked = big_grow(t->blocked, old * sizeof(double), cap * sizeof(double));
-	t->hashed = big_grow(t->hashed, old / 8, cap / 8);
+		t->blocked = big_zrealloc(t->blocked, old * sizeof(double), cap * sizeof(double));
+	t->hashed = big_zrealloc(t->hashed, old / 8, cap / 8);
 }
 
 static uint32_t new_node(struct frame_tree *t, uint32_t parent, uint32_t name)
@@ -206,7 +139,7 @@ static uint32_t new_node(struct frame_tree *t, uint32_t parent, uint32_t name)
 		t->before[i] = 0;
 	if (t->start)
 		t->start[i] = t->time;
-	/* blocked[i] is 0: fresh pages of a mapping, never written */
+	/* blocked[i] is 0: new bytes of big_zrealloc() */
 	return i;
 }
 
@@ -239,7 +172,7 @@ static void hash_children(struct frame_tree *t, uint32_t parent)
 {
 	if (!t->slots) {
 		t->nslots = 2048;
-		t->slots = big_grow(NULL, 0, t->nslots * sizeof(*t->slots));
+		t->slots = big_zalloc(t->nslots * sizeof(*t->slots));
 	}
 	for (uint32_t c = t->nodes[parent].child; c != FT_NONE; c = t->nodes[c].sibling)
 		hash_insert(t, parent, t->nodes[c].name, c);
@@ -341,7 +274,7 @@ static void add_to(struct frame_tree *t, uint32_t node, double count, double bef
 static double *blocked_counts(struct frame_tree *t)
 {
 	if (!t->blocked)
-		t->blocked = big_grow(NULL, 0, t->cap * sizeof(double));
+		t->blocked = big_zalloc(t->cap * sizeof(double));
 	return t->blocked;
 }
 
@@ -543,5 +476,5 @@ void ft_enable_diff(struct frame_tree *t)
 	if (t->diff)
 		return;
 	t->diff = true;
-	t->before = big_grow(NULL, 0, t->cap * sizeof(double));
+	t->before = big_zalloc(t->cap * sizeof(double));
 }
