@@ -9,9 +9,10 @@
 
 /* Keys are packed into blocks: per-key malloc would dominate both time
  * and RSS for the millions of short keys a fold can see.  The blocks start
- * small and double, then take a huge page at a time (big_alloc.h) once
- * a quarter of one is in use, since many tables stay small: prof-sample keeps one per process it unwinds, hundreds at a
- * time on a busy host.  Sizes count the block's header. */
+ * small and double, since many tables stay small (prof-sample keeps one
+ * per process it unwinds, hundreds at a time on a busy host), then take a
+ * huge page at a time (big_alloc.h) once a quarter of one is in use.
+ * Sizes count the block's header. */
 #define ARENA_FIRST_BLOCK (1u << 12)
 #define ARENA_BLOCK (2u << 20)
 

@@ -300,26 +300,26 @@ TEST(script_cannot_be_closed)
 
 TEST(count_format)
 {
+	static const struct {
+		double v;
+		const char *want;
+	} cases[] = {
+		{ 1234567, "1,234,567" },
+		{ 999, "999" },
+		{ 31.23, "31.23" },
+		{ 1234.5, "1,234.5" },
+		{ 0, "0" },
+		{ 1000, "1,000" },
+		{ 999999999999999, "999,999,999,999,999" }, /* the last without printf */
+		{ 1e15, "1,000,000,000,000,000" },
+		{ -1234, "-1,234" },
+	};
 	char b[64];
 
-	svg_format_count(b, sizeof(b), 1234567);
-	CHECK_STR(b, "1,234,567");
-	svg_format_count(b, sizeof(b), 999);
-	CHECK_STR(b, "999");
-	svg_format_count(b, sizeof(b), 31.23);
-	CHECK_STR(b, "31.23");
-	svg_format_count(b, sizeof(b), 1234.5);
-	CHECK_STR(b, "1,234.5");
-	svg_format_count(b, sizeof(b), 0);
-	CHECK_STR(b, "0");
-	svg_format_count(b, sizeof(b), 1000);
-	CHECK_STR(b, "1,000");
-	svg_format_count(b, sizeof(b), 999999999999999);
-	CHECK_STR(b, "999,999,999,999,999");
-	svg_format_count(b, sizeof(b), 1e15);
-	CHECK_STR(b, "1,000,000,000,000,000");
-	svg_format_count(b, sizeof(b), -1234);
-	CHECK_STR(b, "-1,234");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		svg_format_count(b, sizeof(b), cases[i].v);
+		CHECK_STR(b, cases[i].want);
+	}
 }
 
 static const char *time_text(double ns)
