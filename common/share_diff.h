@@ -10,7 +10,7 @@
  * takes every sample as independent, is not.  The change of share between
  * two profiles then has a Student t interval (Welch's degrees of freedom),
  * at a confidence corrected for the number of frames compared (Bonferroni),
- * so that two profiles of the same program flag no frame in 95% of pairs.
+ * so that two profiles of the same program flag no frame in 99% of pairs.
  * prof-svg --diff colours only such changes; prof-fold --diff gates on them.
  */
 #ifndef PROF_SHARE_DIFF_H
@@ -27,8 +27,12 @@
 #define SHARE_BATCHES_MIN 8
 
 /* The family-wise error rate: the chance that a comparison of two
- * profiles of the same program flags any frame. */
-#define SHARE_ALPHA 0.05
+ * profiles of the same program flags any frame.  1%, not the usual 5%:
+ * prof-fold --diff gates CI, where one run in twenty failed for nothing
+ * would teach its users to ignore it; and the estimator's tails are a
+ * little heavier than Student's, so that at 5% a hundred splits of one
+ * capture flagged more than five in one CI run of ten. */
+#define SHARE_ALPHA 0.01
 
 /* Frames holding less of both profiles are not compared (nor counted in
  * the correction): no sample size in reach tells their changes from

@@ -8,8 +8,9 @@ load helpers
 bats_require_minimum_version 1.5.0
 
 # capture NAME SECONDS [SLOWER]: a timed fold of ratio's run, at 3999 Hz:
-# 40,000 samples in 10 s put a 10% slower function's rise (2.2 points)
-# 3.4 standard errors past what the test calls noise.
+# 40,000 samples in 10 s put a 10% slower function's rise (2.2 points) at
+# some 7 standard errors, where a flag takes 3.4 (99.89%, one of nine
+# frames at 1% for all: common/share_diff.h).
 capture() {
 	prof-sample -F 3999 -o "$TMP/$1.prof" -- "$PROF_WORKLOADS/ratio" "$2" ${3:-} >/dev/null
 	prof-symbolize "$TMP/$1.prof" | prof-fold --timed >"$TMP/$1"
@@ -20,6 +21,10 @@ line() {
 	grep " ratio;[^ ]*;$2\$" "$1"
 }
 
+# At the 1% the tool is built for, a hundred splits flag one on average,
+# and more than five about once in 1,900 runs (were they independent).  At
+# 5% it would be once in 2.6 runs: the issue's "95 of 100" asks for a rate
+# well under 5%, and at 5% this test failed in CI.
 @test "halves of one capture, split a hundred ways at random: no frame flagged in 95 or more" {
 	require_root
 	capture all 10
@@ -67,11 +72,11 @@ line() {
 }
 
 # A 2% slower share_two rises by about 0.45 points, 0.4 of a standard error
-# on a capture of 1 s at 3999 Hz, where a flag takes 2.8 (99.44%, one of
-# nine frames): sampling noise alone flags it about once in 100 trials, and
-# leaves the change out of its interval about once in 200.  One trial would
-# fail make check that often (it did, in CI); two of three, about once in
-# 1,500 runs.
+# on a capture of 1 s at 3999 Hz, where a flag takes 3.4: sampling noise
+# alone flags it about once in 700 trials, and leaves the change out of its
+# interval about once in 900.  At 5% (a flag at 2.8) one trial failed about
+# once in 70 runs, as it did in CI; two trials of three fail together far
+# less often than once in 10,000 runs.
 @test "a 2% slower function on a short capture is not flagged, and its interval holds the change" {
 	require_root
 	held=0

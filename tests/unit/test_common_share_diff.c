@@ -75,18 +75,18 @@ TEST(share_and_variance)
 
 TEST(changes)
 {
-	struct share a = { 0.30, 1e-4, 29 }, b = { 0.33, 1e-4, 29 }, c = { 0.305, 1e-4, 29 };
+	struct share a = { 0.30, 1e-4, 29 }, b = { 0.34, 1e-4, 29 }, c = { 0.305, 1e-4, 29 };
 	struct share_change r = share_compare(a, b, 1);
 
-	/* +3 points, standard error 1.41 points, t(0.05, ~58) ~ 2.0. */
-	NEAR(r.delta, 0.03, 1e-15);
+	/* +4 points, standard error 1.41 points, t(0.01, ~58) ~ 2.66. */
+	NEAR(r.delta, 0.04, 1e-15);
 	CHECK(r.significant && r.lo > 0 && r.hi > r.delta);
 	NEAR(r.hi - r.delta, r.delta - r.lo, 1e-15);
 	NEAR((r.hi - r.lo) / 2 / sqrt(2e-4), t_critical(SHARE_ALPHA, 58), 1e-9);
 	/* +0.5 points: within noise; its interval holds it. */
 	r = share_compare(a, c, 1);
 	CHECK(!r.significant && r.lo < 0 && r.hi > 0.005);
-	/* Many frames compared: wider intervals, and +3 points no longer
+	/* Many frames compared: wider intervals, and +4 points no longer
 	 * tells. */
 	r = share_compare(a, b, 100000);
 	CHECK(!r.significant);
