@@ -44,6 +44,15 @@ void lr_init(struct line_reader *r, int fd, const char *name)
 	alloc(r);
 }
 
+void lr_finish(struct line_reader *r)
+{
+	if (r->error) {
+		errno = r->error;
+		err(EXIT_USAGE, "%s", r->name);
+	}
+	lr_free(r);
+}
+
 void lr_free(struct line_reader *r)
 {
 	free(r->buf);

@@ -31,6 +31,9 @@ struct line_reader {
 
 void lr_init(struct line_reader *r, int fd, const char *name);
 void lr_free(struct line_reader *r);
+/* lr_free(), once the input was read to its end: a read error ends the
+ * program (status 2), naming the input. */
+void lr_finish(struct line_reader *r);
 /* Returns the next line without its "\n" (and without a trailing "\r"), or
  * NULL at the end of input or on a read error (r->error). */
 const char *lr_next_scan(struct line_reader *r, size_t *len);

@@ -5,7 +5,6 @@
  * files or stdin, and writes one "root;...;leaf COUNT" line per distinct
  * stack, bytewise sorted.  See prof-fold(1).
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,11 +200,7 @@ static uint64_t fold_input(const char *path, const struct fold_opts *o,
 		bad = folded_parse_input(o, agg, &r);
 	else
 		bad = perf_parse_input(perf, &r);
-	if (r.error) {
-		errno = r.error;
-		err(EXIT_USAGE, "%s", r.name);
-	}
-	lr_free(&r);
+	lr_finish(&r);
 	if (f != stdin)
 		fclose(f);
 	return bad;

@@ -34,13 +34,18 @@
  * record's offset in s->recs; 0 is an empty slot. */
 enum { REC_N, REC_AGG, REC_IDS };
 
+static size_t nslots(const struct stack_ids *s)
+{
+	return (size_t)1 << (64 - s->shift);
+}
+
 struct stack_ids *stack_ids_new(void)
 {
 	struct stack_ids *s = xcalloc(1, sizeof(*s));
 
 	s->names = htab_new();
 	s->shift = 64 - 10;
-	s->slots = big_zalloc(((size_t)1 << (64 - s->shift)) * sizeof(*s->slots));
+	s->slots = big_zalloc(nslots(s) * sizeof(*s->slots));
 	s->recs_cap = 1024;
 	s->recs = big_zalloc(s->recs_cap * sizeof(*s->recs));
 	s->recs_len = 1; /* offset 0 is no record */
@@ -52,7 +57,7 @@ void stack_ids_free(struct stack_ids *s)
 	if (!s)
 		return;
 	htab_free(s->names);
-	big_free(s->slots, ((size_t)1 << (64 - s->shift)) * sizeof(*s->slots));
+	big_free(s->slots, nslots(s) * sizeof(*s->slots));
 	big_free(s->recs, s->recs_cap * sizeof(*s->recs));
 	free(s);
 }
@@ -89,7 +94,7 @@ static void grow(struct stack_ids *s)
 	size_t n = (size_t)1 << (64 - shift), mask = n - 1;
 	uint64_t *slots = big_zalloc(n * sizeof(*slots));
 
-	for (size_t i = 0; i < (size_t)1 << (64 - s->shift); i++) {
+	for (size_t i = 0; i < nslots(s); i++) {
 		if (!s->slots[i])
 			continue;
 		const uint32_t *r = s->recs + (uint32_t)s->slots[i];
@@ -101,7 +106,7 @@ static void grow(struct stack_ids *s)
 			j = (j + 1) & mask;
 		slots[j] = s->slots[i];
 	}
-	big_free(s->slots, ((size_t)1 << (64 - s->shift)) * sizeof(*s->slots));
+	big_free(s->slots, nslots(s) * sizeof(*s->slots));
 	s->slots = slots;
 	s->shift = shift;
 }
@@ -109,7 +114,7 @@ static void grow(struct stack_ids *s)
 uint32_t *stack_ids_find(struct stack_ids *s, const uint32_t *ids, size_t n, uint64_t h,
 			 bool *created)
 {
-	size_t mask = ((size_t)1 << (64 - s->shift)) - 1, i = (size_t)(h >> s->shift);
+	size_t mask = nslots(s) - 1, i = (size_t)(h >> s->shift);
 	uint64_t tag = tag_of(h);
 	uint32_t *r;
 

@@ -2,9 +2,7 @@
 
 #include <math.h>
 
-/* The digits of n (below 10^19), most significant first, ending at end;
- * returns where they start. */
-static char *digits(char *end, unsigned long long n)
+char *number_digits(char *end, unsigned long long n)
 {
 	do
 		*--end = (char)('0' + n % 10);
@@ -17,7 +15,7 @@ void put_int(FILE *f, long n)
 	char buf[24], *end = buf + sizeof(buf), *p;
 	unsigned long long u = n < 0 ? 0ull - (unsigned long long)n : (unsigned long long)n;
 
-	p = digits(end, u);
+	p = number_digits(end, u);
 	if (n < 0)
 		*--p = '-';
 	fwrite(p, 1, (size_t)(end - p), f);
@@ -45,7 +43,7 @@ void put_fixed(FILE *f, double v, int decimals)
 		*--p = (char)('0' + n % 10);
 	if (decimals)
 		*--p = '.';
-	p = digits(p, n);
+	p = number_digits(p, n);
 	fwrite(p, 1, (size_t)(end - p), f);
 }
 
@@ -59,6 +57,6 @@ void put_g15(FILE *f, double v)
 		fprintf(f, "%.15g", v);
 		return;
 	}
-	p = digits(end, (unsigned long long)v);
+	p = number_digits(end, (unsigned long long)v);
 	fwrite(p, 1, (size_t)(end - p), f);
 }

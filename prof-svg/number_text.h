@@ -20,4 +20,8 @@ void put_g15(FILE *f, double v);
 /* printf's "%d" of n. */
 void put_int(FILE *f, long n);
 
+/* The digits of n, most significant first, ending at end (20 bytes at
+ * most); returns where they start. */
+char *number_digits(char *end, unsigned long long n);
+
 #endif

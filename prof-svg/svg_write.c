@@ -187,12 +187,8 @@ void svg_format_count(char *buf, size_t size, double v)
 	if (v == floor(v) && v >= 0 && v < 1e15) {
 		/* A sample count, the usual case: printf's exact conversion
 		 * was a sixth of the time of writing a frame. */
-		unsigned long long u = (unsigned long long)v;
-		char *p = raw + sizeof(raw);
-		*--p = '\0';
-		do
-			*--p = (char)('0' + u % 10);
-		while (u /= 10);
+		char *p = number_digits(raw + sizeof(raw) - 1, (unsigned long long)v);
+		raw[sizeof(raw) - 1] = '\0';
 		memmove(raw, p, (size_t)(raw + sizeof(raw) - p));
 	} else if (v == floor(v) && fabs(v) < 1e15) {
 		snprintf(raw, sizeof(raw), "%.0f", v);

@@ -3,8 +3,8 @@
 # would otherwise run on the same input (its anchor), and to reading the
 # input once (cat FILE >/dev/null: the read limit, the floor for any
 # tool).  Both commands of a pair run under sh -c, A's output read by
-# farm-bench through a pipe.  Every
-# figure is farm-bench's median of paired runs (A B A B ...), CPU time
+# farm-bench through a pipe.  Every figure is farm-bench's median of
+# paired runs (A B A B ...), CPU time
 # (user + system) of the whole process, start-up included; memory is the
 # peak of the largest process.  tests/bench/run runs it last, after
 # fold.sh has kept its capture of this host, busy.
