@@ -38,10 +38,10 @@ COMMON_SRC := $(wildcard common/*.c)
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
 LIBCOMMON  := $(BUILD)/libcommon.a
 
-LIBS_prof-sample    := -lbpf -ldw -lelf -lz -lxxhash
-LIBS_prof-symbolize := -ldw -lelf -ldebuginfod -liberty -llzma -lxxhash -lz
-LIBS_prof-fold      := -lxxhash -lm
-LIBS_prof-svg       := -lxxhash -lm
+LIBS_prof-sample    := -lbpf -ldw -lelf -lz
+LIBS_prof-symbolize := -ldw -lelf -ldebuginfod -liberty -llzma -lz
+LIBS_prof-fold      := -lm
+LIBS_prof-svg       := -lm
 # For the unit tests of common/ alone.
 LIBS_prof-common    := -lelf -lm
 
@@ -114,7 +114,7 @@ define unit_rule
 $(BUILD)/tests/$(1): tests/unit/$(1).c $(wildcard tests/unit/*.h) $$(filter-out %/main.o,$$(prof-$(2)_OBJ)) $(LIBCOMMON)
 	@mkdir -p $$(@D)
 	$$(CC) -Itests/unit $$(addprefix -I,$$(prof-$(2)_DIRS)) $$(CFLAGS) -o $$@ $$< \
-		$$(filter-out %/main.o,$$(prof-$(2)_OBJ)) $(LIBCOMMON) $$(LDFLAGS) $$(LIBS_prof-$(2)) -lxxhash
+		$$(filter-out %/main.o,$$(prof-$(2)_OBJ)) $(LIBCOMMON) $$(LDFLAGS) $$(LIBS_prof-$(2))
 endef
 $(foreach t,$(UNIT_SRC:tests/unit/%.c=%),$(eval $(call unit_rule,$(t),$(word 2,$(subst _, ,$(t))))))
 

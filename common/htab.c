@@ -2,6 +2,10 @@
 
 #include <stdlib.h>
 #include <string.h>
+/* Inlined: most keys are short (symbols, frames, names), where a call
+ * into the library and its dispatch on the length cost as much as the
+ * hash. */
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include "big_alloc.h"
