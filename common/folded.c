@@ -141,7 +141,12 @@ bool folded_count_u64(const struct folded_count *c, uint64_t *v)
 double folded_count_double(const struct folded_count *c)
 {
 	char buf[FOLDED_COUNT_MAX + 1];
+	uint64_t v;
 
+	/* Up to 15 digits a whole count is below 2^53, exact in a double, and
+	 * so what strtod() would make of it, without its cost. */
+	if (c->len <= 15 && folded_count_u64(c, &v))
+		return (double)v;
 	memcpy(buf, c->s, c->len);
 	buf[c->len] = '\0';
 	return strtod(buf, NULL);

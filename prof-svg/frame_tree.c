@@ -290,8 +290,10 @@ static void remember(struct frame_tree *t, size_t depth, uint32_t node, size_t e
 	t->path_n = depth + 1;
 }
 
-/* How many leading frames stack shares with the previous stack. */
-static size_t shared_frames(const struct frame_tree *t, const char *stack, size_t len)
+/* How many leading frames stack shares with the previous stack; *bytes is
+ * how many leading bytes. */
+static size_t shared_frames(const struct frame_tree *t, const char *stack, size_t len,
+			    size_t *bytes)
 {
 	size_t n = len < t->prev_len ? len : t->prev_len, same = 0, d = 0;
 	uint64_t a, b;
@@ -305,6 +307,7 @@ static size_t shared_frames(const struct frame_tree *t, const char *stack, size_
 	}
 	while (same < n && stack[same] == t->prev[same])
 		same++;
+	*bytes = same;
 	while (d < t->path_n && t->path_end[d] <= same) {
 		size_t e = t->path_end[d];
 		/* The frame ends at e in prev; it is the same frame only if it
@@ -326,7 +329,7 @@ uint32_t ft_add(struct frame_tree *t, const char *stack, size_t len, bool revers
 	add_to(t, 0, count, before);
 	if (!reverse) {
 		const char *p = stack, *end = stack + len;
-		size_t depth = len ? shared_frames(t, stack, len) : 0;
+		size_t same = 0, depth = len ? shared_frames(t, stack, len, &same) : 0;
 		/* The first marker, if in the shared frames, is where it was. */
 		size_t marker = t->path_marker < depth ? t->path_marker : SIZE_MAX;
 
@@ -372,8 +375,9 @@ uint32_t ft_add(struct frame_tree *t, const char *stack, size_t len, bool revers
 			t->prev_cap = len * 2;
 			t->prev = xrealloc(t->prev, t->prev_cap);
 		}
-		if (len)
-			memcpy(t->prev, stack, len);
+		/* Sorted stacks share hundreds of bytes: those are there. */
+		if (len > same)
+			memcpy(t->prev + same, stack + same, len - same);
 		t->prev_len = len;
 	} else {
 		const char *end = stack + len, *p = end;

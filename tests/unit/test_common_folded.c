@@ -212,6 +212,13 @@ TEST(count_values)
 	CHECK_INT(PARSE("a 000000000000000000000012", 1), FOLDED_STACK);
 	CHECK(folded_count_u64(&l.count[0], &v));
 	CHECK_INT(v, 12);
+	CHECK(folded_count_double(&l.count[0]) == 12.0);
+	/* The widest count read without strtod(), and the first past 2^53,
+	 * which rounds as strtod() rounds it. */
+	CHECK_INT(PARSE("a 999999999999999", 1), FOLDED_STACK);
+	CHECK(folded_count_double(&l.count[0]) == 999999999999999.0);
+	CHECK_INT(PARSE("a 9007199254740993", 1), FOLDED_STACK);
+	CHECK(folded_count_double(&l.count[0]) == 9007199254740992.0);
 	CHECK_INT(PARSE("a 1.5", 1), FOLDED_STACK);
 	CHECK(!folded_count_u64(&l.count[0], &v));
 	CHECK(folded_count_double(&l.count[0]) == 1.5);
