@@ -202,39 +202,6 @@ struct htab_entry *htab_upsert_hashed(struct htab *h, const void *key, size_t le
 	return e;
 }
 
-/* The entry a key's home slot names when it is that key's, else NULL. */
-static const struct htab_entry *home_entry(const struct htab *h, uint64_t hash)
-{
-	const struct slot *s = &h->slots[hash & (h->nslots - 1)];
-
-	return s->idx && s->hash == (uint32_t)hash ? &h->entries[s->idx - 1] : NULL;
-}
-
-void htab_upsert_many(struct htab *h, struct htab_key *keys, size_t n, uint32_t *idx,
-		      bool *created)
-{
-	const struct htab_entry *e;
-	size_t i;
-
-	/* Each pass fetches what the next one reads, for all keys at once:
-	 * a lookup is three dependent cache misses (slot, entry, key bytes),
-	 * and this way the misses of different keys overlap. */
-	for (i = 0; i < n; i++) {
-		keys[i].hash = htab_hash(keys[i].key, keys[i].len);
-		__builtin_prefetch(&h->slots[keys[i].hash & (h->nslots - 1)]);
-	}
-	for (i = 0; i < n; i++)
-		if ((e = home_entry(h, keys[i].hash)))
-			__builtin_prefetch(e);
-	for (i = 0; i < n; i++)
-		if ((e = home_entry(h, keys[i].hash)))
-			__builtin_prefetch(e->key);
-	for (i = 0; i < n; i++) {
-		e = htab_upsert_hashed(h, keys[i].key, keys[i].len, keys[i].hash, &created[i]);
-		idx[i] = (uint32_t)(e - h->entries);
-	}
-}
-
 /* The slot that points at entry index idx (there is exactly one). */
 static struct slot *slot_of(struct htab *h, uint32_t idx)
 {

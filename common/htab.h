@@ -48,18 +48,6 @@ struct htab_entry *htab_upsert(struct htab *h, const void *key, size_t len,
 struct htab_entry *htab_upsert_hashed(struct htab *h, const void *key, size_t len,
 				      uint64_t hash, bool *created);
 
-struct htab_key {
-	const void *key;
-	size_t len;
-	uint64_t hash; /* set by htab_upsert_many */
-};
-
-/* htab_upsert of n keys in turn, faster than one by one on a table too
- * big for the cache: idx[i] is the index of keys[i]'s entry in
- * htab_entries(), created[i] whether it is new. */
-void htab_upsert_many(struct htab *h, struct htab_key *keys, size_t n, uint32_t *idx,
-		      bool *created);
-
 /* Removes key if present; returns whether it was.  The last entry moves
  * into the removed one's place, so insertion order is not kept after a
  * removal, and entry pointers are invalidated; so are the entries' key

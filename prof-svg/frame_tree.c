@@ -20,7 +20,7 @@ struct frame_tree *ft_new(bool chart, bool diff)
 {
 	struct frame_tree *t = xcalloc(1, sizeof(*t));
 
-	t->names = htab_new();
+	t->names = nt_new();
 	t->chart = chart;
 	t->diff = diff;
 	t->cap = 1024;
@@ -45,7 +45,7 @@ void ft_free(struct frame_tree *t)
 {
 	if (!t)
 		return;
-	htab_free(t->names);
+	nt_free(t->names);
 	big_free(t->nodes, t->cap * sizeof(*t->nodes));
 	big_free(t->before, t->cap * sizeof(double));
 	big_free(t->start, t->cap * sizeof(double));
@@ -182,11 +182,11 @@ static void hash_children(struct frame_tree *t, uint32_t parent)
 /* Bytewise order of the names a and b. */
 static int name_cmp(const struct frame_tree *t, uint32_t a, uint32_t b)
 {
-	const struct htab_entry *e = htab_entries(t->names);
-	size_t n = e[a].len < e[b].len ? e[a].len : e[b].len;
-	int c = memcmp(e[a].key, e[b].key, n);
+	size_t alen, blen;
+	const char *as = nt_name(t->names, a, &alen), *bs = nt_name(t->names, b, &blen);
+	int c = memcmp(as, bs, alen < blen ? alen : blen);
 
-	return c ? c : (e[a].len > e[b].len) - (e[a].len < e[b].len);
+	return c ? c : (alen > blen) - (alen < blen);
 }
 
 /* The child of parent named name, created if absent.
@@ -242,20 +242,19 @@ static __attribute__((noinline)) void new_name(struct frame_tree *t, uint32_t id
 }
 
 /* Interns the n names of t->new_keys into t->new_names, at once: see
- * htab_upsert_many. */
+ * nt_intern_many. */
 static void intern_many(struct frame_tree *t, size_t n)
 {
-	htab_upsert_many(t->names, t->new_keys, n, t->new_names, t->new_created);
+	nt_intern_many(t->names, t->new_keys, n, t->new_names, t->new_created);
 	for (size_t i = 0; i < n; i++)
 		if (t->new_created[i])
-			new_name(t, t->new_names[i], t->new_keys[i].key, t->new_keys[i].len);
+			new_name(t, t->new_names[i], t->new_keys[i].s, t->new_keys[i].len);
 }
 
 static uint32_t intern(struct frame_tree *t, const char *s, size_t len)
 {
 	bool created;
-	struct htab_entry *e = htab_upsert(t->names, s, len, &created);
-	uint32_t id = (uint32_t)(e - htab_entries(t->names));
+	uint32_t id = nt_intern(t->names, s, len, &created);
 
 	if (created)
 		new_name(t, id, s, len);
@@ -349,7 +348,7 @@ uint32_t ft_add(struct frame_tree *t, const char *stack, size_t len, bool revers
 				t->new_names = xreallocarray(t->new_names, t->new_cap, sizeof(*t->new_names));
 				t->new_created = xreallocarray(t->new_created, t->new_cap, sizeof(*t->new_created));
 			}
-			t->new_keys[nnew] = (struct htab_key){ q, (size_t)(fe - q), 0 };
+			t->new_keys[nnew] = (struct nt_key){ q, (size_t)(fe - q), 0 };
 			q = fe + 1;
 		}
 		intern_many(t, nnew);
@@ -413,9 +412,7 @@ const char *ft_name(const struct frame_tree *t, uint32_t i, size_t *len)
 		*len = 3;
 		return "all";
 	}
-	struct htab_entry *e = &htab_entries(t->names)[name];
-	*len = e->len;
-	return e->key;
+	return nt_name(t->names, name, len);
 }
 
 static const struct frame_tree *sort_tree;

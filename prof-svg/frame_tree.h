@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "htab.h"
+#include "name_table.h"
 
 #define FT_NONE UINT32_MAX
 
@@ -39,7 +39,7 @@ struct ft_node {
 };
 
 struct frame_tree {
-	struct htab *names;
+	struct name_table *names;
 	struct ft_node *nodes;
 	size_t n, cap;
 	double *before; /* differential: inclusive "before" counts, or NULL */
@@ -65,7 +65,7 @@ struct frame_tree {
 	size_t path_n, path_cap;
 	size_t path_marker; /* depth of prev's first marker frame, or SIZE_MAX */
 	/* Scratch: the frames of a stack past those it shares with prev. */
-	struct htab_key *new_keys;
+	struct nt_key *new_keys;
 	uint32_t *new_names;
 	bool *new_created;
 	size_t new_cap;

@@ -194,11 +194,10 @@ static void put_hex(FILE *f, struct rgb c)
  * it, and is written as U+FFFD. */
 static void put_names(FILE *f, const struct frame_tree *t)
 {
-	const struct htab_entry *e = htab_entries(t->names);
-
 	fputs("<metadata id=\"fg-names\">", f);
-	for (size_t i = 0; i < htab_count(t->names); i++) {
-		const char *s = e[i].key, *end = s + e[i].len, *cr;
+	for (size_t i = 0; i < nt_count(t->names); i++) {
+		size_t len;
+		const char *s = nt_name(t->names, (uint32_t)i, &len), *end = s + len, *cr;
 		while ((cr = memchr(s, '\r', (size_t)(end - s)))) {
 			xml_put(f, s, (size_t)(cr - s));
 			fputs("\xef\xbf\xbd", f);
@@ -214,17 +213,17 @@ void timeline_data_write(FILE *f, struct frame_tree *t, const struct timeline *t
 			 const struct preorder *p, const struct heatmap *h, const struct svg_opts *o,
 			 bool blocked, bool legend)
 {
-	const struct htab_entry *e = htab_entries(t->names);
-
 	put_names(f, t);
 	/* Each name's colour, then its colour when all its time is blocked. */
 	fputs("<metadata id=\"fg-colors\">", f);
-	for (size_t i = 0; i < htab_count(t->names); i++) {
-		struct rgb c = palette_frame_color(o->palette, o->hash, e[i].key, e[i].len, legend);
+	for (size_t i = 0; i < nt_count(t->names); i++) {
+		size_t len;
+		const char *name = nt_name(t->names, (uint32_t)i, &len);
+		struct rgb c = palette_frame_color(o->palette, o->hash, name, len, legend);
 		if (o->palmap)
-			c = palette_map_get(o->palmap, e[i].key, e[i].len, c);
+			c = palette_map_get(o->palmap, name, len, c);
 		put_hex(f, c);
-		put_hex(f, palette_blocked_color(o->hash, e[i].key, e[i].len));
+		put_hex(f, palette_blocked_color(o->hash, name, len));
 		fputc(i % 16 == 15 ? '\n' : ' ', f);
 	}
 	fputs("</metadata>\n", f);

@@ -10,6 +10,7 @@
 #include "folded_read.h"
 #include "frame_tree.h"
 #include "name_attr.h"
+#include "name_table.h"
 #include "number_text.h"
 #include "palette.h"
 #include "svg_write.h"
@@ -271,6 +272,58 @@ TEST(tree_blocked_time)
 	ft_add(t, "a;[off-cpu]", 11, false, 1, 0);
 	CHECK(blocked_at(t, "a;[off-cpu]"));
 	ft_free(t);
+}
+
+/* Names interned one at a time and in batches, past several growths of
+ * the slots and of the records, with a duplicate inside a batch, an empty
+ * name and one longer than the first records' array: ids dense in the
+ * order first seen, each name's bytes given back whole. */
+TEST(name_table_interns)
+{
+	struct name_table *t = nt_new();
+	char name[64], *big = malloc(100000);
+	struct nt_key keys[4];
+	uint32_t ids[4];
+	bool created, made[4];
+	size_t len;
+
+	for (uint32_t i = 0; i < 20000; i++) {
+		int n = snprintf(name, sizeof(name), "ns::Class%u::method(int)", i * 7919u);
+		CHECK_INT(nt_intern(t, name, (size_t)n, &created), i);
+		CHECK(created);
+	}
+	CHECK_INT(nt_count(t), 20000);
+	for (uint32_t i = 0; i < 20000; i += 997) {
+		int n = snprintf(name, sizeof(name), "ns::Class%u::method(int)", i * 7919u);
+		CHECK_INT(nt_intern(t, name, (size_t)n, &created), i);
+		CHECK(!created);
+		const char *s = nt_name(t, i, &len);
+		CHECK(len == (size_t)n && !memcmp(s, name, len));
+	}
+	memset(big, 'x', 100000);
+	keys[0] = (struct nt_key){ "ns::Class0::method(int)", 23, 0 };
+	keys[1] = (struct nt_key){ big, 100000, 0 };
+	keys[2] = (struct nt_key){ "", 0, 0 };
+	keys[3] = (struct nt_key){ big, 100000, 0 };
+	nt_intern_many(t, keys, 4, ids, made);
+	CHECK_INT(ids[0], 0);
+	CHECK(!made[0]);
+	CHECK_INT(ids[1], 20000);
+	CHECK(made[1]);
+	CHECK_INT(ids[2], 20001);
+	CHECK(made[2]);
+	CHECK_INT(ids[3], 20000);
+	CHECK(!made[3]);
+	const char *s = nt_name(t, 20000, &len);
+	CHECK(len == 100000 && !memcmp(s, big, len));
+	nt_name(t, 20001, &len);
+	CHECK_INT(len, 0);
+	/* A name that differs from one there in its last byte only. */
+	big[99999] = 'y';
+	CHECK_INT(nt_intern(t, big, 100000, &created), 20002);
+	CHECK(created);
+	free(big);
+	nt_free(t);
 }
 
 TEST(escaping)

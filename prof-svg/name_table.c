@@ -1,0 +1,179 @@
+#include "name_table.h"
+
+#include <stdlib.h>
+#include <string.h>
+/* Inlined: names are short, where a call and its dispatch on the length
+ * cost as much as the hash. */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "big_alloc.h"
+#include "diag.h"
+
+/* A record: this header, then the name's bytes, up to a multiple of 8.
+ * A slot finds a record by its offset in units of 8 bytes: 32 bits of it
+ * reach 32 GiB of names. */
+struct record {
+	uint32_t len;
+	uint32_t id;
+};
+
+#define UNIT 8
+/* Unit 0 marks an empty slot: the first record starts after it. */
+#define FIRST_RECORD UNIT
+#define TAG(h) ((h) & 0xffffffff00000000ull)
+
+struct name_table {
+	/* A slot: the high half of its name's hash, which also gives its
+	 * home (growing never reads a record), and its record's unit. */
+	uint64_t *slots;
+	size_t nslots;
+	char *records;
+	size_t used, cap; /* bytes */
+	uint32_t *unit_of; /* id -> its record's unit */
+	size_t count, ids_cap;
+};
+
+struct name_table *nt_new(void)
+{
+	struct name_table *t = xcalloc(1, sizeof(*t));
+
+	t->nslots = 1024;
+	t->slots = big_zalloc(t->nslots * sizeof(*t->slots));
+	t->cap = 16 << 10;
+	t->records = big_zalloc(t->cap);
+	t->used = FIRST_RECORD;
+	return t;
+}
+
+void nt_free(struct name_table *t)
+{
+	if (!t)
+		return;
+	big_free(t->slots, t->nslots * sizeof(*t->slots));
+	big_free(t->records, t->cap);
+	big_free(t->unit_of, t->ids_cap * sizeof(*t->unit_of));
+	free(t);
+}
+
+static inline size_t home(uint64_t h, size_t nslots)
+{
+	return (size_t)(h >> 32) & (nslots - 1);
+}
+
+static inline const struct record *record_at(const struct name_table *t, uint64_t slot)
+{
+	return (const struct record *)(t->records + (size_t)(uint32_t)slot * UNIT);
+}
+
+static void grow_slots(struct name_table *t)
+{
+	size_t n = t->nslots * 2, mask = n - 1;
+	uint64_t *slots = big_zalloc(n * sizeof(*slots));
+
+	for (size_t i = 0; i < t->nslots; i++) {
+		uint64_t v = t->slots[i];
+		if (!v)
+			continue;
+		size_t j = home(v, n);
+		while (slots[j])
+			j = (j + 1) & mask;
+		slots[j] = v;
+	}
+	big_free(t->slots, t->nslots * sizeof(*t->slots));
+	t->slots = slots;
+	t->nslots = n;
+}
+
+/* Adds the record of a name not there, for the empty slot i. */
+static uint32_t add(struct name_table *t, size_t i, uint64_t h, const char *s, size_t len)
+{
+	size_t need = sizeof(struct record) + ((len + UNIT - 1) & ~(size_t)(UNIT - 1));
+	struct record *r;
+
+	if (len > UINT32_MAX || t->count >= UINT32_MAX)
+		errx(EXIT_USAGE, "too many frame names");
+	if (t->cap - t->used < need) {
+		size_t cap = t->cap;
+		while (cap - t->used < need)
+			cap *= 2;
+		if (cap / UNIT > UINT32_MAX)
+			errx(EXIT_USAGE, "too many frame names");
+		t->records = big_zrealloc(t->records, t->cap, cap);
+		t->cap = cap;
+	}
+	if (t->count == t->ids_cap) {
+		size_t n = t->ids_cap ? 2 * t->ids_cap : 1024;
+		t->unit_of = big_zrealloc(t->unit_of, t->ids_cap * sizeof(*t->unit_of),
+					  n * sizeof(*t->unit_of));
+		t->ids_cap = n;
+	}
+	r = (struct record *)(t->records + t->used);
+	r->len = (uint32_t)len;
+	r->id = (uint32_t)t->count;
+	memcpy(r + 1, s, len);
+	t->unit_of[t->count] = (uint32_t)(t->used / UNIT);
+	t->slots[i] = TAG(h) | t->unit_of[t->count];
+	t->used += need;
+	/* The load stays under a half, so probes stay short. */
+	if (++t->count * 2 > t->nslots)
+		grow_slots(t);
+	return r->id;
+}
+
+static uint32_t intern_hashed(struct name_table *t, const char *s, size_t len, uint64_t h,
+			      bool *created)
+{
+	size_t mask = t->nslots - 1, i = home(h, t->nslots);
+
+	for (;; i = (i + 1) & mask) {
+		uint64_t v = t->slots[i];
+		if (!v)
+			break;
+		if (TAG(v) != TAG(h))
+			continue;
+		const struct record *r = record_at(t, v);
+		if (r->len == len && memcmp(r + 1, s, len) == 0) {
+			*created = false;
+			return r->id;
+		}
+	}
+	*created = true;
+	return add(t, i, h, s, len);
+}
+
+uint32_t nt_intern(struct name_table *t, const char *s, size_t len, bool *created)
+{
+	return intern_hashed(t, s, len, XXH3_64bits(s, len), created);
+}
+
+void nt_intern_many(struct name_table *t, struct nt_key *keys, size_t n, uint32_t *ids,
+		    bool *created)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		keys[i].hash = XXH3_64bits(keys[i].s, keys[i].len);
+		__builtin_prefetch(&t->slots[home(keys[i].hash, t->nslots)]);
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t v = t->slots[home(keys[i].hash, t->nslots)];
+		if (v && TAG(v) == TAG(keys[i].hash))
+			__builtin_prefetch(record_at(t, v));
+	}
+	for (i = 0; i < n; i++)
+		ids[i] = intern_hashed(t, keys[i].s, keys[i].len, keys[i].hash, &created[i]);
+}
+
+const char *nt_name(const struct name_table *t, uint32_t id, size_t *len)
+{
+	const struct record *r = record_at(t, t->unit_of[id]);
+
+	*len = r->len;
+	return (const char *)(r + 1);
+}
+
+size_t nt_count(const struct name_table *t)
+{
+	return t->count;
+}
