@@ -9,6 +9,7 @@
 #include "frame_kind.h"
 #include "offcpu_words.h"
 #include "sort.h"
+#include "tagged_slots.h"
 
 #define MAX_DEPTH_HINT 64
 
@@ -74,36 +75,6 @@ static inline uint64_t key_hash(uint32_t parent, uint32_t name)
 	return k;
 }
 
-/* A slot's home is given by the top bits of the hash, which the slot keeps
- * as its tag: growing never has to read the nodes again. */
-#define TAG(h) ((h) & 0xffffffff00000000ull)
-
-static inline size_t home(uint64_t h, size_t nslots)
-{
-	return (size_t)(h >> 32) & (nslots - 1);
-}
-
-static void grow_slots(struct frame_tree *t)
-{
-	size_t n = t->nslots * 2, mask = n - 1;
-	uint64_t *slots = big_zalloc(n * sizeof(*slots));
-
-	if (n > ((size_t)1 << 32))
-		errx(EXIT_USAGE, "too many distinct frames");
-	for (size_t i = 0; i < t->nslots; i++) {
-		uint64_t v = t->slots[i];
-		if (!v)
-			continue;
-		size_t j = home(v, n);
-		while (slots[j])
-			j = (j + 1) & mask;
-		slots[j] = v;
-	}
-	big_free(t->slots, t->nslots * sizeof(*t->slots));
-	t->slots = slots;
-	t->nslots = n;
-}
-
 void ft_reserve(struct frame_tree *t, size_t nodes)
 {
 	size_t old = t->cap, cap = old;
@@ -151,15 +122,19 @@ static inline bool hashed(const struct frame_tree *t, uint32_t node)
 /* Puts node, of hash h, in the empty slot j. */
 static void hash_store(struct frame_tree *t, size_t j, uint64_t h, uint32_t node)
 {
-	t->slots[j] = TAG(h) | ((uint64_t)node + 1);
-	if (++t->nhashed * 2 > t->nslots)
-		grow_slots(t);
+	t->slots[j] = SLOT_TAG(h) | ((uint64_t)node + 1);
+	if (++t->nhashed * 2 > t->nslots) {
+		if (t->nslots >= ((size_t)1 << 32))
+			errx(EXIT_USAGE, "too many distinct frames");
+		t->slots = slots_grow(t->slots, t->nslots);
+		t->nslots *= 2;
+	}
 }
 
 static void hash_insert(struct frame_tree *t, uint32_t parent, uint32_t name, uint32_t node)
 {
 	uint64_t h = key_hash(parent, name);
-	size_t mask = t->nslots - 1, j = home(h, t->nslots);
+	size_t mask = t->nslots - 1, j = slot_home(h, t->nslots);
 
 	while (t->slots[j])
 		j = (j + 1) & mask;
@@ -214,12 +189,12 @@ static uint32_t child_of(struct frame_tree *t, uint32_t parent, uint32_t name)
 		hash_children(t, parent);
 	}
 	uint64_t h = key_hash(parent, name);
-	size_t mask = t->nslots - 1, j = home(h, t->nslots);
+	size_t mask = t->nslots - 1, j = slot_home(h, t->nslots);
 	for (;; j = (j + 1) & mask) {
 		uint64_t v = t->slots[j];
 		if (!v)
 			break;
-		if (TAG(v) != TAG(h))
+		if (SLOT_TAG(v) != SLOT_TAG(h))
 			continue;
 		const struct ft_node *nd = &t->nodes[(uint32_t)v - 1];
 		if (nd->parent == parent && nd->name == name)

@@ -9,6 +9,7 @@
 
 #include "big_alloc.h"
 #include "diag.h"
+#include "tagged_slots.h"
 
 /* A record: this header, then the name's bytes, up to a multiple of 8.
  * A slot finds a record by its offset in units of 8 bytes: 32 bits of it
@@ -21,11 +22,9 @@ struct record {
 #define UNIT 8
 /* Unit 0 marks an empty slot: the first record starts after it. */
 #define FIRST_RECORD UNIT
-#define TAG(h) ((h) & 0xffffffff00000000ull)
 
 struct name_table {
-	/* A slot: the high half of its name's hash, which also gives its
-	 * home (growing never reads a record), and its record's unit. */
+	/* A slot (tagged_slots.h): its name's hash, and its record's unit. */
 	uint64_t *slots;
 	size_t nslots;
 	char *records;
@@ -56,33 +55,9 @@ void nt_free(struct name_table *t)
 	free(t);
 }
 
-static inline size_t home(uint64_t h, size_t nslots)
-{
-	return (size_t)(h >> 32) & (nslots - 1);
-}
-
 static inline const struct record *record_at(const struct name_table *t, uint64_t slot)
 {
 	return (const struct record *)(t->records + (size_t)(uint32_t)slot * UNIT);
-}
-
-static void grow_slots(struct name_table *t)
-{
-	size_t n = t->nslots * 2, mask = n - 1;
-	uint64_t *slots = big_zalloc(n * sizeof(*slots));
-
-	for (size_t i = 0; i < t->nslots; i++) {
-		uint64_t v = t->slots[i];
-		if (!v)
-			continue;
-		size_t j = home(v, n);
-		while (slots[j])
-			j = (j + 1) & mask;
-		slots[j] = v;
-	}
-	big_free(t->slots, t->nslots * sizeof(*t->slots));
-	t->slots = slots;
-	t->nslots = n;
 }
 
 /* Adds the record of a name not there, for the empty slot i. */
@@ -113,24 +88,26 @@ static uint32_t add(struct name_table *t, size_t i, uint64_t h, const char *s, s
 	r->id = (uint32_t)t->count;
 	memcpy(r + 1, s, len);
 	t->unit_of[t->count] = (uint32_t)(t->used / UNIT);
-	t->slots[i] = TAG(h) | t->unit_of[t->count];
+	t->slots[i] = SLOT_TAG(h) | t->unit_of[t->count];
 	t->used += need;
 	/* The load stays under a half, so probes stay short. */
-	if (++t->count * 2 > t->nslots)
-		grow_slots(t);
+	if (++t->count * 2 > t->nslots) {
+		t->slots = slots_grow(t->slots, t->nslots);
+		t->nslots *= 2;
+	}
 	return r->id;
 }
 
 static uint32_t intern_hashed(struct name_table *t, const char *s, size_t len, uint64_t h,
 			      bool *created)
 {
-	size_t mask = t->nslots - 1, i = home(h, t->nslots);
+	size_t mask = t->nslots - 1, i = slot_home(h, t->nslots);
 
 	for (;; i = (i + 1) & mask) {
 		uint64_t v = t->slots[i];
 		if (!v)
 			break;
-		if (TAG(v) != TAG(h))
+		if (SLOT_TAG(v) != SLOT_TAG(h))
 			continue;
 		const struct record *r = record_at(t, v);
 		if (r->len == len && memcmp(r + 1, s, len) == 0) {
@@ -154,11 +131,11 @@ void nt_intern_many(struct name_table *t, struct nt_key *keys, size_t n, uint32_
 
 	for (i = 0; i < n; i++) {
 		keys[i].hash = XXH3_64bits(keys[i].s, keys[i].len);
-		__builtin_prefetch(&t->slots[home(keys[i].hash, t->nslots)]);
+		__builtin_prefetch(&t->slots[slot_home(keys[i].hash, t->nslots)]);
 	}
 	for (i = 0; i < n; i++) {
-		uint64_t v = t->slots[home(keys[i].hash, t->nslots)];
-		if (v && TAG(v) == TAG(keys[i].hash))
+		uint64_t v = t->slots[slot_home(keys[i].hash, t->nslots)];
+		if (v && SLOT_TAG(v) == SLOT_TAG(keys[i].hash))
 			__builtin_prefetch(record_at(t, v));
 	}
 	for (i = 0; i < n; i++)
