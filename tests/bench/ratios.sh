@@ -39,25 +39,28 @@ command -v farm-bench >/dev/null || { echo "ratios: skipped: needs farm-bench"; 
 [ -x "$BIN/prof-svg" ] || { echo "ratios: $BIN not built; run make" >&2; exit 1; }
 mkdir -p "$WORK"
 
-# median LABEL: the median of farm-bench's row LABEL in $TMP/fb.
-median() {
-	awk -v l="$1" 'index($0, l) == 1 { print $(NF - 1); exit }' "$TMP/fb"
+# figure LABEL [K]: of farm-bench's row LABEL in $TMP/fb, the median, or
+# with K -1 the min and with K 1 the max.
+figure() {
+	awk -v l="$1" -v k="${2:-0}" 'index($0, l) == 1 { print $(NF - 1 + k); exit }' "$TMP/fb"
 }
 
 # pair N A B: farm-bench N runs of the shell command A against B; sets
-# a_cpu, b_cpu, ratio (A/B of CPU, pair by pair), a_mib, b_mib.
+# a_cpu, b_cpu, ratio (A/B of CPU, pair by pair) and its range over the
+# pairs (lo, hi), a_mib, b_mib.
 pair() {
 	farm-bench -n "$1" --timeout 3000 --vs "sh -c '$3'" -- sh -c "$2" >"$TMP/fb" 2>&1 ||
 		{ sed 's/^/  /' "$TMP/fb" >&2; return 1; }
-	a_cpu=$(median 'A cpu s') b_cpu=$(median 'B cpu s') ratio=$(median 'A/B cpu')
-	a_mib=$(median 'A peak MiB') b_mib=$(median 'B peak MiB')
+	a_cpu=$(figure 'A cpu s') b_cpu=$(figure 'B cpu s') ratio=$(figure 'A/B cpu')
+	lo=$(figure 'A/B cpu' -1) hi=$(figure 'A/B cpu' 1)
+	a_mib=$(figure 'A peak MiB') b_mib=$(figure 'B peak MiB')
 }
 
-printf '%-44s %9s %9s %9s %9s %8s %9s %9s\n' row "ours s" "anchor s" "x anchor" "read s" "x read" \
-	"ours MiB" "anc. MiB"
+printf '%-44s %9s %9s %9s %9s %8s %11s %9s %9s\n' row "ours s" "anchor s" "x anchor" "read s" "x read" \
+	"(pairs)" "ours MiB" "anc. MiB"
 # row NAME INPUT OURS [ANCHOR [RUNS]]: OURS and ANCHOR are shell commands.
 row() {
-	local name=$1 in=$2 ours=$3 anchor=${4:-} n=${5:-$RUNS} x=- anc=- amib=- read rx
+	local name=$1 in=$2 ours=$3 anchor=${4:-} n=${5:-$RUNS} x=- anc=- amib=- read rx range
 	if [ -n "$anchor" ]; then
 		pair "$n" "$ours" "$anchor" || return
 		anc=$b_cpu amib=$b_mib
@@ -66,7 +69,9 @@ row() {
 	pair "$RUNS" "$ours" "cat $in >/dev/null" || return
 	read=$b_cpu
 	rx=$(awk -v r="$ratio" 'BEGIN { printf "%.1fx", r }')
-	printf '%-44s %9s %9s %9s %9s %8s %9s %9s\n' "$name" "$a_cpu" "$anc" "$x" "$read" "$rx" "$a_mib" "$amib"
+	range=$(awk -v a="$lo" -v b="$hi" 'BEGIN { printf "%.1f-%.1f", a, b }')
+	printf '%-44s %9s %9s %9s %9s %8s %11s %9s %9s\n' "$name" "$a_cpu" "$anc" "$x" "$read" "$rx" \
+		"$range" "$a_mib" "$amib"
 }
 
 REAL=$WORK/fold-busy-host.perf-script
@@ -128,5 +133,6 @@ else
 	echo "(prof-symbolize | prof-fold: needs root and perf to record)"
 fi
 echo "x anchor: the anchor's CPU time over ours; x read: ours over cat's of the same input"
+echo "(pairs): the least and the most x read of one pair of runs: how noisy the machine was"
 [ -n "$FG" ] || echo "(flamegraph.pl: set FLAMEGRAPH_PL to a copy of it)"
 [ -n "$SC" ] || echo "(stackcollapse-perf.pl: on PATH, or STACKCOLLAPSE_PL)"
