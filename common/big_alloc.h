@@ -7,9 +7,9 @@
  * prof-fold spent a tenth of its time on a busy host's capture faulting in
  * its tables a page at a time.  One huge page takes one fault.  Small
  * arrays, of which prof-sample keeps hundreds (a table per process), stay
- * on the heap, where a page holds many.  (Past that an overflow runs into
- * the rest of its mapping, where AddressSanitizer sees nothing; the tables
- * of the tests' and fuzzers' small inputs stay on the heap, where it does.)
+ * on the heap, where a page holds many.  (Under AddressSanitizer the rest
+ * of a mapping past an array's end is poisoned: an overflow is seen there
+ * as on the heap.)
  */
 #ifndef PROF_BIG_ALLOC_H
 #define PROF_BIG_ALLOC_H
