@@ -55,6 +55,36 @@ void nt_free(struct name_table *t)
 	free(t);
 }
 
+/* Room for names names of bytes bytes in all, at once: grown a step at a
+ * time, the slots and records of a deep profile's names went through
+ * their sizes on the heap first, a page fault for each of their 4 KiB
+ * pages, some 250 of them. */
+void nt_reserve(struct name_table *t, size_t names, size_t bytes)
+{
+	size_t nslots = t->nslots, cap = t->cap;
+
+	if (names > UINT32_MAX / 2)
+		names = UINT32_MAX / 2;
+	while (nslots < 2 * names)
+		nslots *= 2;
+	if (nslots > t->nslots) {
+		t->slots = slots_resize(t->slots, t->nslots, nslots);
+		t->nslots = nslots;
+	}
+	bytes += names * sizeof(struct record);
+	while (cap < bytes && cap / UNIT < UINT32_MAX / 2)
+		cap *= 2;
+	if (cap > t->cap) {
+		t->records = big_zrealloc(t->records, t->cap, cap);
+		t->cap = cap;
+	}
+	if (names > t->ids_cap) {
+		t->unit_of = big_zrealloc(t->unit_of, t->ids_cap * sizeof(*t->unit_of),
+					  names * sizeof(*t->unit_of));
+		t->ids_cap = names;
+	}
+}
+
 static inline const struct record *record_at(const struct name_table *t, uint64_t slot)
 {
 	return (const struct record *)(t->records + (size_t)(uint32_t)slot * UNIT);

@@ -29,6 +29,9 @@ struct nt_key {
 struct name_table *nt_new(void);
 void nt_free(struct name_table *t);
 
+/* Makes room for names names in all, of bytes bytes together. */
+void nt_reserve(struct name_table *t, size_t names, size_t bytes);
+
 /* The id of s[0..len), new if *created. */
 uint32_t nt_intern(struct name_table *t, const char *s, size_t len, bool *created);
 

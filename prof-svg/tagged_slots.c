@@ -2,9 +2,9 @@
 
 #include "big_alloc.h"
 
-uint64_t *slots_grow(uint64_t *slots, size_t nslots)
+uint64_t *slots_resize(uint64_t *slots, size_t nslots, size_t n)
 {
-	size_t n = nslots * 2, mask = n - 1;
+	size_t mask = n - 1;
 	uint64_t *grown = big_zalloc(n * sizeof(*grown));
 
 	for (size_t i = 0; i < nslots; i++) {

@@ -18,8 +18,13 @@ static inline size_t slot_home(uint64_t h, size_t nslots)
 	return (size_t)(h >> 32) & (nslots - 1);
 }
 
-/* The nslots slots moved into twice as many (big_alloc.h), which it
- * returns; it frees the old ones. */
-uint64_t *slots_grow(uint64_t *slots, size_t nslots);
+/* The nslots slots moved into n (a greater power of two; big_alloc.h),
+ * which it returns; it frees the old ones. */
+uint64_t *slots_resize(uint64_t *slots, size_t nslots, size_t n);
+
+static inline uint64_t *slots_grow(uint64_t *slots, size_t nslots)
+{
+	return slots_resize(slots, nslots, 2 * nslots);
+}
 
 #endif
