@@ -40,9 +40,11 @@ TEST(grows_zeroed_keeping_its_bytes)
 	big_free(p, old);
 }
 
+/* Only a sanitizer build has the test: the plain build has no poison to
+ * look at, and a skip in every plain run would say nothing. */
+#if defined(__SANITIZE_ADDRESS__)
 TEST(past_the_end_is_poisoned)
 {
-#if defined(__SANITIZE_ADDRESS__)
 	unsigned char *p = big_zalloc(sizes[0]);
 	size_t old = sizes[0];
 
@@ -59,7 +61,5 @@ TEST(past_the_end_is_poisoned)
 	}
 	big_free(p, old);
 	CHECK(__asan_region_is_poisoned(p, old + 4096) == NULL);
-#else
-	SKIP("the poisoning is AddressSanitizer's: make check-asan runs it");
-#endif
 }
+#endif
