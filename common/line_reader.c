@@ -105,12 +105,17 @@ static bool fill(struct line_reader *r)
 	if (r->eof)
 		return false;
 	/* Moving the unread bytes to the front keeps the buffer in use small,
-	 * and so in the cache. */
+	 * and so in the cache.  They end at a 64-byte boundary, where the
+	 * next read lands: the kernel's copy to an unaligned address took
+	 * prof-fold's reads twice cat's system time on an AMD EPYC.
+	 * The newline bits of the bytes before them are stale, and are never
+	 * looked at: a scan starts at start. */
 	if (r->start > 0 && (r->start == r->end || r->start >= 2 * READ_MAX ||
 			     r->cap - r->end < BLOCK)) {
-		memmove(r->buf, r->buf + r->start, r->end - r->start);
-		r->end -= r->start;
-		r->start = 0;
+		size_t unread = r->end - r->start, pad = (64 - unread % 64) % 64;
+		memmove(r->buf + pad, r->buf + r->start, unread);
+		r->start = pad;
+		r->end = pad + unread;
 		mark(r, 0);
 	}
 	if (r->cap - r->end < BLOCK / 4) {
