@@ -39,7 +39,7 @@ COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
 LIBCOMMON  := $(BUILD)/libcommon.a
 
 LIBS_prof-sample    := -lbpf -ldw -lelf -lz
-LIBS_prof-symbolize := -ldw -lelf -ldebuginfod -liberty -llzma -lz
+LIBS_prof-symbolize := -ldw -lelf -liberty -llzma -lz
 LIBS_prof-fold      := -lm
 LIBS_prof-svg       := -lm
 # For the unit tests of common/ alone.

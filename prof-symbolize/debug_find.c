@@ -1,6 +1,5 @@
 #include "debug_find.h"
 
-#include <elfutils/debuginfod.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
@@ -16,6 +15,7 @@
 
 #include "build_id.h"
 #include "capture.h"
+#include "debuginfod_load.h"
 #include "diag.h"
 #include "elf_bounded.h"
 #include "origin_note.h"
@@ -275,16 +275,19 @@ static bool by_debuginfod(struct debug_search *ds, const uint8_t *id, size_t idl
 			  struct elf_file *out)
 {
 	const char *urls = getenv("DEBUGINFOD_URLS");
-	char *path = NULL, why[128];
+	char *path = NULL, why[256];
 	int fd;
 
 	if (!ds->debuginfod || !idlen || !urls || !*urls || ds->client_failed)
 		return false;
-	if (!ds->client && !(ds->client = debuginfod_begin())) {
+	if (!ds->client && !(ds->client = dfd_begin(why, sizeof(why)))) {
+		/* Said once, and at once: with DEBUGINFOD_URLS set, no file
+		 * fetched would otherwise read as none on the servers. */
+		warnx("debuginfod: %s; DEBUGINFOD_URLS is not used", why);
 		ds->client_failed = true;
 		return false;
 	}
-	fd = debuginfod_find_debuginfo(ds->client, id, (int)idlen, &path);
+	fd = dfd_find_debuginfo(ds->client, id, (int)idlen, &path);
 	ds->dfd_asked++;
 	if (fd < 0) {
 		if (ds->dfd_failed < DEBUGINFOD_FAILURES_KEPT) {
@@ -376,7 +379,7 @@ bool debug_find(struct debug_search *ds, Elf *bin, const char *binpath, const ch
 void debug_search_free(struct debug_search *ds)
 {
 	if (ds->client)
-		debuginfod_end(ds->client);
+		dfd_end(ds->client);
 	ds->client = NULL;
 }
 

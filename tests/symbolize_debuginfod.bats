@@ -131,3 +131,24 @@ start_debuginfod() {
 	grep -q ' burn+' "$TMP/out.txt"
 	[ -s "$TMP/cache/$BUILDID/debuginfo" ]
 }
+
+@test "libdebuginfod is loaded when a lookup needs it: not linked, and its absence said once" {
+	# Linked, it brought some thirty libraries to every run's start-up.
+	run ! grep -q libdebuginfod <(readelf -d "$PROF_BIN/prof-symbolize")
+	[ "$(id -u)" -eq 0 ] || skip "needs root: the library is hidden in a mount namespace of its own"
+	lib=$(readlink -f "$(ldconfig -p | awk '$1 == "libdebuginfod.so.1" { print $NF; exit }')")
+	[ -f "$lib" ]
+	"$PROF_WORKLOADS/mkcapture" "$TMP/prog" < "$TMP/addrs" > "$TMP/cap.prof"
+	export DEBUGINFOD_CACHE_PATH="$TMP/cache" DEBUGINFOD_URLS="http://127.0.0.1:$PORT"
+	# The library made an empty file, in a mount namespace of its own.
+	unshare -m sh -c 'mount --bind /dev/null "$1" && exec "$2" -o "$3" "$4"' sh \
+		"$lib" "$PROF_BIN/prof-symbolize" "$TMP/out.txt" "$TMP/cap.prof" 2> "$TMP/err"
+	cat "$TMP/err"
+	[ "$(grep -c debuginfod "$TMP/err")" -eq 1 ]
+	grep -qE "^prof-symbolize: debuginfod: .*libdebuginfod.so.1: .*; DEBUGINFOD_URLS is not used$" "$TMP/err"
+	grep -q ' \[prog\]+0x' "$TMP/out.txt"
+	run ! grep -q ' burn+' "$TMP/out.txt"
+	# And where it is, it is used.
+	prof-symbolize -o "$TMP/out.txt" "$TMP/cap.prof"
+	grep -q ' burn+' "$TMP/out.txt"
+}
