@@ -164,7 +164,8 @@ static int name_cmp(const struct frame_tree *t, uint32_t a, uint32_t b)
 	return c ? c : (alen > blen) - (alen < blen);
 }
 
-/* The child of parent named name, created if absent.
+/* The child of parent named name, created if absent; below is a node
+ * whose name the caller knows name sorts after, or FT_NONE.
  *
  * Sorted input (prof-fold's) adds the children of a node in bytewise
  * order of their names, so while they keep coming so, the newest child is
@@ -172,7 +173,7 @@ static int name_cmp(const struct frame_tree *t, uint32_t a, uint32_t b)
  * slot for most nodes.  A node whose children come out of order (unsorted
  * input, or a name that sorts before "a;" as "a+" does) has them hashed
  * from then on. */
-static uint32_t child_of(struct frame_tree *t, uint32_t parent, uint32_t name)
+static uint32_t child_of(struct frame_tree *t, uint32_t parent, uint32_t name, uint32_t below)
 {
 	uint32_t c = t->nodes[parent].child;
 
@@ -182,7 +183,7 @@ static uint32_t child_of(struct frame_tree *t, uint32_t parent, uint32_t name)
 		return new_node(t, parent, name);
 	}
 	if (!hashed(t, parent)) {
-		if (c == FT_NONE || name_cmp(t, name, t->nodes[c].name) > 0)
+		if (c == FT_NONE || c == below || name_cmp(t, name, t->nodes[c].name) > 0)
 			return new_node(t, parent, name);
 		if (t->nodes[c].name == name)
 			return c;
@@ -294,6 +295,19 @@ static size_t shared_frames(const struct frame_tree *t, const char *stack, size_
 	return d;
 }
 
+/* Whether stack's first frame not shared with prev sorts after prev's
+ * frame there, in bytewise order of names.  The two first differ at byte
+ * same, inside both frames, where a frame that ends (at ';' or the end of
+ * its stack) sorts first: both cannot end there, or the frame would be
+ * shared. */
+static bool sorts_after(const struct frame_tree *t, const char *stack, size_t len, size_t same)
+{
+	int nb = same < len && stack[same] != ';' ? (unsigned char)stack[same] : -1;
+	int ob = same < t->prev_len && t->prev[same] != ';' ? (unsigned char)t->prev[same] : -1;
+
+	return nb > ob;
+}
+
 uint32_t ft_add(struct frame_tree *t, const char *stack, size_t len, bool reverse,
 		double count, double before)
 {
@@ -306,6 +320,13 @@ uint32_t ft_add(struct frame_tree *t, const char *stack, size_t len, bool revers
 		size_t same = 0, depth = len ? shared_frames(t, stack, len, &same) : 0;
 		/* The first marker, if in the shared frames, is where it was. */
 		size_t marker = t->path_marker < depth ? t->path_marker : SIZE_MAX;
+
+		/* prev's node where stack leaves it, if stack's frame there
+		 * sorts after prev's: then, while that node is still its
+		 * parent's newest child, the frame is a new child, told
+		 * without reading a name. */
+		uint32_t below = depth < t->path_n && sorts_after(t, stack, len, same)
+					 ? t->path[depth] : FT_NONE;
 
 		for (size_t d = 0; d < depth; d++)
 			add_to(t, t->path[d], count, before);
@@ -332,7 +353,7 @@ uint32_t ft_add(struct frame_tree *t, const char *stack, size_t len, bool revers
 			const char *fe = p + t->new_keys[i].len;
 			if (name == t->marker && marker == SIZE_MAX)
 				marker = depth;
-			node = child_of(t, node, name);
+			node = child_of(t, node, name, i == 0 ? below : FT_NONE);
 			add_to(t, node, count, before);
 			remember(t, depth++, node, (size_t)(fe - stack));
 			p = fe + 1;
@@ -362,7 +383,7 @@ uint32_t ft_add(struct frame_tree *t, const char *stack, size_t len, bool revers
 			while (fs > stack && fs[-1] != ';')
 				fs--;
 			uint32_t name = intern(t, fs, (size_t)(p - fs));
-			node = child_of(t, node, name);
+			node = child_of(t, node, name, FT_NONE);
 			add_to(t, node, count, before);
 			if (name == t->marker && !blocked) {
 				blocked = true;

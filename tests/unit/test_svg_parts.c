@@ -180,6 +180,53 @@ TEST(tree_merges_sorted_revisits)
 	ft_free(t);
 }
 
+/* The child named name among parent's, or FT_NONE; and how many there are. */
+static uint32_t kid(const struct frame_tree *t, uint32_t parent, const char *name, size_t *n)
+{
+	uint32_t found = FT_NONE;
+
+	*n = 0;
+	for (uint32_t c = t->nodes[parent].child; c != FT_NONE; c = t->nodes[c].sibling, (*n)++) {
+		size_t len;
+		const char *s = ft_name(t, c, &len);
+		if (len == strlen(name) && !memcmp(s, name, len))
+			found = c;
+	}
+	return found;
+}
+
+/* A stack's first frame past those it shares with the one before is
+ * known to sort after that one's from the byte where the two differ, a
+ * frame's end sorting first and bytes unsigned: told wrong, a frame seen
+ * before would be added again as a new child. */
+TEST(tree_orders_frames_by_their_first_difference)
+{
+	struct frame_tree *t = ft_new(false, false);
+	size_t n;
+
+	ft_add(t, "m;f;g", 5, false, 1, 0);
+	ft_add(t, "m;f1;g", 6, false, 2, 0); /* f ended: f1 sorts after */
+	ft_add(t, "m;f;h", 5, false, 4, 0);  /* f1 did not: f sorts before */
+	ft_add(t, "y;z", 3, false, 8, 0);
+	ft_add(t, "y;\xc3\xa9", 4, false, 16, 0); /* 0xc3 sorts after 'z' */
+	ft_add(t, "y;z", 3, false, 32, 0);
+	uint32_t m = kid(t, 0, "m", &n), y = kid(t, 0, "y", &n);
+	CHECK_INT(n, 2);
+	CHECK(m != FT_NONE && y != FT_NONE);
+	uint32_t f = kid(t, m, "f", &n);
+	CHECK_INT(n, 2);
+	CHECK(f != FT_NONE && kid(t, m, "f1", &n) != FT_NONE);
+	CHECK_INT(t->nodes[f].count, 5);
+	kid(t, f, "g", &n);
+	CHECK_INT(n, 2);
+	uint32_t z = kid(t, y, "z", &n);
+	CHECK_INT(n, 2);
+	CHECK(z != FT_NONE && kid(t, y, "\xc3\xa9", &n) != FT_NONE);
+	CHECK_INT(t->nodes[z].count, 40);
+	CHECK_INT(t->n, 10); /* root m f g h f1 g y z é */
+	ft_free(t);
+}
+
 TEST(tree_reverse_and_chart)
 {
 	struct frame_tree *t = ft_new(true, false);
