@@ -1,7 +1,7 @@
 /*
  * libdebuginfod, opened when a lookup first needs it.  Linked, it and
  * what it needs (libcurl, GnuTLS, Kerberos: some thirty libraries) cost
- * every run of prof-symbolize 3.3 ms of start-up, eight times the rest of
+ * every run of prof-symbolize 3.3 ms of start-up, five times the rest of
  * it, where most runs never ask a server.
  */
 #ifndef PROF_DEBUGINFOD_LOAD_H
