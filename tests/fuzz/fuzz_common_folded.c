@@ -50,10 +50,10 @@ static void round_trip(const char *stack, size_t len, uint64_t v)
 	if (n <= 0)
 		abort();
 	enum folded_kind k = folded_parse(buf, (size_t)n - 1, 1, &l);
-	/* The one stack the format gives another meaning (docs/FORMATS.md):
-	 * the frame "[count: UNIT]" counting 0, read as "00" say, is written
-	 * as the unit line. */
-	if (k == FOLDED_COMMENT && l.unit && v == 0)
+	/* The two stacks the format gives another meaning (docs/FORMATS.md):
+	 * the frame "[count: UNIT]" or "[time: START LENGTH]" counting 0,
+	 * read as "00" say, is written as the unit line or a time line. */
+	if (k == FOLDED_COMMENT && (l.unit || l.timed) && v == 0)
 		return;
 	if (k != FOLDED_STACK ||
 	    l.stack_len != len || memcmp(buf, stack, len) != 0 ||
