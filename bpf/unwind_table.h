@@ -64,9 +64,18 @@ struct unwind_mapping {
  * takes the frame pointer in the others. */
 #define PROF_UNWIND_MAPPINGS 128
 
-/* A process's mappings, sorted by start and disjoint. */
+/* Files every whole stack of a process ends in: its program (the main
+ * thread's _start) and its C library (every other thread's clone3). */
+#define PROF_UNWIND_ROOTS 2
+
+/* A process's mappings, sorted by start and disjoint.  roots are the
+ * wanted slots of its root files not read yet (0: none): a walk that asks
+ * for any file of the process asks for them too.  Otherwise each walk
+ * would ask for the one file it stopped in, and a process would need a
+ * walk per file, often seconds apart, before one reached _start. */
 struct unwind_process {
 	__u32 n;
+	__u32 roots[PROF_UNWIND_ROOTS];
 	__u32 reserved;
 	struct unwind_mapping m[PROF_UNWIND_MAPPINGS];
 };

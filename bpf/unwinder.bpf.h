@@ -109,6 +109,18 @@ static __always_inline int find_row(const struct unwind_mapping *m, __u64 addr)
 	return found;
 }
 
+/* Asks prof-sample for the file in wanted slot slot (0: none). */
+static __always_inline void want(__u32 slot)
+{
+	__u64 *wanted;
+
+	if (!slot)
+		return;
+	wanted = bpf_map_lookup_elem(&unwind_wanted, &slot);
+	if (wanted)
+		*wanted = 1;
+}
+
 /*
  * The index of proc's row for pc (at: the address looked up, pc or just
  * before it), or -1: none, and a file not read yet is asked for.
@@ -130,9 +142,9 @@ __noinline int row_for(const struct unwind_process *proc, __u64 pc, __u64 at)
 		return -1;
 	if (!m->n) {
 		if (m->wanted) {
-			__u64 *wanted = bpf_map_lookup_elem(&unwind_wanted, &m->wanted);
-			if (wanted)
-				*wanted = 1;
+			want(m->wanted);
+			want(proc->roots[0]);
+			want(proc->roots[1]);
 		}
 		return -1;
 	}

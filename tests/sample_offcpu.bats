@@ -148,12 +148,11 @@ profile() {
 	# Debian's cat blocks reading a pipe that Debian's python3.11 writes
 	# to every 50 ms; neither keeps frame pointers.  python3.11's tables
 	# take tens of ms to read (hundreds under ASan): its wakeups before
-	# are walked by frame pointer, and only a walk that reaches it has them
-	# read.  So it writes as it starts, ending cat's first block short,
-	# and again 0.2 s later, in case cat was not reading yet the first
-	# time (seen after the machine had been idle: no wakeup, no walk, and
-	# the tables read only at the next write, walked short), then waits a
-	# second before the 50 ms ones.
+	# are walked by frame pointer, and only a walk that reaches one of its
+	# files has them read.  A write as it starts may come before its
+	# tables are there at all (Debian's 3.11.2-6+deb12u9 nearly always
+	# did), so it writes again 0.2 s later, and that walk has libc's and
+	# python3.11's read; then it waits a second before the 50 ms ones.
 	profile --off-cpu --wakeups -- sh -c '/usr/bin/python3.11 -c "
 import os, time
 os.write(1, b\"x\")
@@ -171,6 +170,27 @@ for i in range(60):
 	echo "cat blocked in read() $read_ns ns, $(pct "$whole" "$read_ns")% woken by python3.11's _Py_write with its stack down to _start"
 	[ "$read_ns" -gt 1000000000 ]
 	[ "$(pct "$whole" "$read_ns" | cut -d. -f1)" -ge 90 ]
+}
+
+@test "--wakeups: a walk that stops short has the program's and libc's tables read, not only the file it stopped in" {
+	require_root
+	[ -x /usr/bin/python3.11 ] || skip "Debian's python3.11 is not installed"
+	# Three writes 0.5 s apart, the first once python3.11's mappings are
+	# known: its walk stops in libc's write, the frame pointer going no
+	# further.  Had only libc been read, the second would stop in
+	# python3.11's _Py_write, and only the third be whole.
+	profile --off-cpu --wakeups -- sh -c '/usr/bin/python3.11 -c "
+import os, time
+for i in range(3):
+    time.sleep(0.5)
+    os.write(1, b\"x\")
+" | cat >/dev/null'
+	read_ns=$(ns "$TMP/folded" cat ';read;.*\[off-cpu\];--;')
+	whole=$(ns "$TMP/folded" cat ';read;.*\[off-cpu\];--;.*;write_\[w\];_Py_write_\[w\];.*;_start_\[w\];python3.11_\[w\] ')
+	echo "cat blocked in read() $read_ns ns, $whole ns of it woken by a walk down to _start"
+	[ "$read_ns" -gt 1400000000 ]
+	# The second and third blocks, 0.5 s each.
+	[ "$whole" -gt 900000000 ]
 }
 
 @test "--off-cpu in a storm of switches (Debian's perf): only the files its stacks go through are read, and no block is lost" {

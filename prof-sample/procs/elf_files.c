@@ -234,3 +234,50 @@ bool elf_image_call_before(const struct elf_image *f, GElf_Addr vaddr)
 	}
 	return false;
 }
+
+/* A C library exports a few thousand symbols (glibc 2.36: 3,000); a file
+ * claiming more is looked through no further. */
+#define MAX_DYNSYMS 65536
+
+static bool exports(Elf *elf, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+		size_t n;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d)
+			return false;
+		n = d->d_size / sh.sh_entsize;
+		for (size_t i = 1; i < n && i < MAX_DYNSYMS; i++) {
+			GElf_Sym sym;
+			const char *s;
+			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+			    GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+				continue;
+			s = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (s && strcmp(s, name) == 0)
+				return true;
+		}
+		return false;
+	}
+	return false;
+}
+
+bool elf_image_ends_stacks(const struct elf_image *f)
+{
+	size_t phnum;
+
+	if (elf_getphdrnum(f->elf, &phnum) != 0)
+		return false;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(f->elf, (int)i, &ph) && ph.p_type == PT_INTERP)
+			return true;
+	}
+	return exports(f->elf, "__libc_start_main");
+}

@@ -44,6 +44,7 @@ struct table_file {
 	uint32_t slot;	   /* in the wanted array; 0: none, read when seen */
 	bool read;
 	bool reached;	   /* read at least once (a walk asked for it) */
+	bool root;	   /* every whole stack ends in it (unwind_table.h) */
 	/* Its rows did not fit, when kt had forgotten no_room - 1 processes:
 	 * read again once a process more is forgotten (room may be made). */
 	uint64_t no_room;
@@ -323,6 +324,7 @@ static struct table_file *file_of(struct kernel_tables *kt, uint32_t pid, const 
 	if (created) {
 		e->val.p = xcalloc(1, sizeof(struct table_file));
 		f = e->val.p;
+		f->root = elf_image_ends_stacks(*image);
 		/* Past the slots, read at once, as the first walk would ask. */
 		if (kt->next_slot < PROF_UNWIND_WANTED) {
 			f->slot = kt->next_slot++;
@@ -350,6 +352,18 @@ static int by_start(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+static void add_root(struct unwind_process *v, uint32_t slot)
+{
+	for (uint32_t i = 0; i < PROF_UNWIND_ROOTS; i++) {
+		if (v->roots[i] == slot)
+			return;
+		if (!v->roots[i]) {
+			v->roots[i] = slot;
+			return;
+		}
+	}
+}
+
 /* Builds pid's value from its mappings (the latest of those that overlap:
  * a PID reused keeps the old process's before its own), and the slots it
  * waits on in p. */
@@ -375,9 +389,11 @@ static bool build(struct kernel_tables *kt, uint32_t pid, const struct mapping *
 		}
 		if ((!f->n && !wanted_slot(f)) || !elf_image_bias(image, m, &bias))
 			continue;
-		if (wanted_slot(f))
+		if (wanted_slot(f)) {
 			p->waiting[p->nwaiting++] = f->slot;
-		else
+			if (f->root)
+				add_root(v, f->slot);
+		} else
 			p->files[p->nfiles++] = f;
 		v->m[v->n++] = (struct unwind_mapping){
 			.start = m->start,
