@@ -92,6 +92,46 @@ static __always_inline bool in_interrupt(void *ctx)
 	       (long)BPF_CORE_READ(regs, orig_ax) == -1;
 }
 
+/* The user stack of an exiting thread, walked as its exit begins:
+ * exit_mm() takes its memory before the wakeups its exit makes (its
+ * parent's, in wait(); the readers of the pipes it closes), whose walks
+ * then find no stack to read.  Since Linux 6.16 the tracepoint comes
+ * before exit_mm(), for programs such as this one; before, after it, and
+ * there is nothing to walk. */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u64); /* in held_stacks */
+} exit_ustacks SEC(".maps");
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(offcpu_exit, struct task_struct *p)
+{
+	struct task_struct *me = bpf_get_current_task_btf();
+	__u64 *u;
+
+	if (!user_stacks || (me->flags & PF_KTHREAD) || !me->mm)
+		return 0;
+	u = bpf_task_storage_get(&exit_ustacks, me, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (u)
+		*u = store_user_stack(ctx, &held_stacks, PROF_LOST_WSTACK, SLOT_TP);
+	return 0;
+}
+
+/* The waker's user stack: walked now, unless its exit has taken it (then
+ * the walk goes no further than the system call). */
+static __always_inline __u64 waker_ustack(void *ctx, struct task_struct *me)
+{
+	__u64 *u = NULL;
+
+	if (!me->mm && (me->flags & PF_EXITING))
+		u = bpf_task_storage_get(&exit_ustacks, me, 0, 0);
+	if (u && *u)
+		return *u;
+	return store_user_stack(ctx, &held_stacks, PROF_LOST_WSTACK, SLOT_TP);
+}
+
 /* Runs in the waker's context.  The chain it leaves on the wakee: the
  * waker with its stacks now, then the waker's own chain, shifted by one.
  * In an interrupt, the waker is the interrupt: named so, as the idle task
@@ -126,7 +166,7 @@ int BPF_PROG(offcpu_waking, struct task_struct *p)
 	else
 		bpf_get_current_comm(c->wakers[0].comm, sizeof(c->wakers[0].comm));
 	c->wakers[0].kstack = kernel_stacks ? store_stack(ctx, &held_stacks, true, PROF_LOST_WSTACK, SLOT_TP) : 0;
-	c->wakers[0].ustack = user_stacks && !irq ? store_user_stack(ctx, &held_stacks, PROF_LOST_WSTACK, SLOT_TP) : 0;
+	c->wakers[0].ustack = user_stacks && !irq ? waker_ustack(ctx, me) : 0;
 	c->n = 1;
 	/* The waker's own chain: followed up to the depth, and counted as
 	 * cut beyond it (at depth 1, only a target waker has one). */

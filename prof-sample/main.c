@@ -60,6 +60,7 @@ static void configure_off_cpu(struct profile_bpf *skel, const struct options *o)
 	bpf_program__set_autoload(skel->progs.offcpu_switch, o->off_cpu);
 	bpf_program__set_autoload(skel->progs.offcpu_syscall_exit, o->off_cpu && o->dwarf);
 	bpf_program__set_autoload(skel->progs.offcpu_waking, o->off_cpu && o->wakeup_depth);
+	bpf_program__set_autoload(skel->progs.offcpu_exit, o->off_cpu && o->wakeup_depth);
 	bpf_program__set_autoload(skel->progs.waits_in_progress, o->off_cpu);
 	skel->rodata->unwind_dwarf = o->dwarf;
 	skel->rodata->min_block_ns = o->min_block_ns;

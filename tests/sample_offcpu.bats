@@ -193,6 +193,25 @@ for i in range(3):
 	[ "$whole" -gt 900000000 ]
 }
 
+@test "--wakeups: a child's exit wakes its parent with the stack it exited from" {
+	require_root
+	# Linux 6.16 moved sched_process_exit before exit_mm(), where the
+	# exiting thread's stack can still be read.
+	bpftool btf dump file /sys/kernel/btf/vmlinux format c 2>/dev/null |
+		grep -q 'btf_trace_sched_process_exit)(void \*, struct task_struct \*, bool)' ||
+		skip "this kernel's sched_process_exit comes after exit_mm() (before Linux 6.16)"
+	# dash waits in wait4() for each of Debian's sleep (no frame pointers),
+	# whose exit wakes it after exit_mm() has taken the stack.  The first
+	# sleep's exit is the first walk to reach libc and sleep, whose tables
+	# are read then: its stack is cut.
+	profile --off-cpu --wakeups -- sh -c 'sleep 0.3; sleep 0.5; sleep 0.5; true'
+	wait_ns=$(ns "$TMP/folded" sh ';wait4;.*\[off-cpu\];--;.*;do_exit_\[w\];')
+	whole=$(ns "$TMP/folded" sh ';wait4;.*\[off-cpu\];--;.*;do_exit_\[w\];.*;_exit_\[w\];.*;exit_\[w\];__libc_start_call_main_\[w\];__libc_start_main_\[w\];.*;sleep_\[w\] ')
+	echo "sh waited $wait_ns ns for its children's exits, $whole ns of it woken by a stack down to _start"
+	[ "$wait_ns" -gt 1200000000 ]
+	[ "$whole" -gt 900000000 ]
+}
+
 @test "--off-cpu in a storm of switches (Debian's perf): only the files its stacks go through are read, and no block is lost" {
 	require_root
 	command -v perf >/dev/null || skip "perf is not installed"
