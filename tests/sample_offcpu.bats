@@ -27,6 +27,18 @@ pct() {
 	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f\n", b ? 100 * a / b : 0 }'
 }
 
+# whole_ns FOLDED THREAD ERE WHOLE_ERE MIN_NS MIN_WHOLE_NS: THREAD blocked
+# over MIN_NS in stacks matching ERE, and over MIN_WHOLE_NS of it in those
+# matching WHOLE_ERE.
+whole_ns() {
+	local all whole
+	all=$(ns "$1" "$2" "$3")
+	whole=$(ns "$1" "$2" "$4")
+	echo "$2 blocked $all ns in $3, $whole ns of it in $4"
+	[ "$all" -gt "$5" ]
+	[ "$whole" -gt "$6" ]
+}
+
 # whole_share FOLDED THREAD ERE WHOLE_ERE MIN_NS PERCENT: THREAD blocked
 # over MIN_NS in stacks matching ERE, and at least PERCENT of that time in
 # those matching WHOLE_ERE (its whole stack).
@@ -185,12 +197,10 @@ for i in range(3):
     time.sleep(0.5)
     os.write(1, b\"x\")
 " | cat >/dev/null'
-	read_ns=$(ns "$TMP/folded" cat ';read;.*\[off-cpu\];--;')
-	whole=$(ns "$TMP/folded" cat ';read;.*\[off-cpu\];--;.*;write_\[w\];_Py_write_\[w\];.*;_start_\[w\];python3.11_\[w\] ')
-	echo "cat blocked in read() $read_ns ns, $whole ns of it woken by a walk down to _start"
-	[ "$read_ns" -gt 1400000000 ]
-	# The second and third blocks, 0.5 s each.
-	[ "$whole" -gt 900000000 ]
+	# The second and third blocks, 0.5 s each, whole.
+	whole_ns "$TMP/folded" cat ';read;.*\[off-cpu\];--;' \
+		';read;.*\[off-cpu\];--;.*;write_\[w\];_Py_write_\[w\];.*;_start_\[w\];python3.11_\[w\] ' \
+		1400000000 900000000
 }
 
 @test "--wakeups: a child's exit wakes its parent with the stack it exited from" {
@@ -205,11 +215,9 @@ for i in range(3):
 	# sleep's exit is the first walk to reach libc and sleep, whose tables
 	# are read then: its stack is cut.
 	profile --off-cpu --wakeups -- sh -c 'sleep 0.3; sleep 0.5; sleep 0.5; true'
-	wait_ns=$(ns "$TMP/folded" sh ';wait4;.*\[off-cpu\];--;.*;do_exit_\[w\];')
-	whole=$(ns "$TMP/folded" sh ';wait4;.*\[off-cpu\];--;.*;do_exit_\[w\];.*;_exit_\[w\];.*;exit_\[w\];__libc_start_call_main_\[w\];__libc_start_main_\[w\];.*;sleep_\[w\] ')
-	echo "sh waited $wait_ns ns for its children's exits, $whole ns of it woken by a stack down to _start"
-	[ "$wait_ns" -gt 1200000000 ]
-	[ "$whole" -gt 900000000 ]
+	whole_ns "$TMP/folded" sh ';wait4;.*\[off-cpu\];--;.*;do_exit_\[w\];' \
+		';wait4;.*\[off-cpu\];--;.*;do_exit_\[w\];.*;_exit_\[w\];.*;exit_\[w\];__libc_start_call_main_\[w\];__libc_start_main_\[w\];.*;sleep_\[w\] ' \
+		1200000000 900000000
 }
 
 @test "--off-cpu in a storm of switches (Debian's perf): only the files its stacks go through are read, and no block is lost" {
