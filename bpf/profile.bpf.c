@@ -13,8 +13,9 @@
  *   to unwind.
  *
  * - offcpu_switch, offcpu_syscall_exit, offcpu_waking and offcpu_exit
- *   (--off-cpu, --wall, --wakeups) time the blocks of the targets' threads and hand each one over
- *   as sample_fp or sample_dwarf would a sample, weighted by its duration.
+ *   (--off-cpu, --wall, --wakeups) time the blocks of the targets'
+ *   threads and hand each one over as sample_fp or sample_dwarf would a
+ *   sample, weighted by its duration.
  *   They need tracepoints with BTF (tp_btf) only: no tracefs, no kprobes,
  *   no fentry (all three missing on some hosts and in many containers).
  *

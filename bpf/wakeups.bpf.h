@@ -96,8 +96,8 @@ static __always_inline bool in_interrupt(void *ctx)
  * exit_mm() takes its memory before the wakeups its exit makes (its
  * parent's, in wait(); the readers of the pipes it closes), whose walks
  * then find no stack to read.  Since Linux 6.16 the tracepoint comes
- * before exit_mm(), for programs such as this one; before, after it, and
- * there is nothing to walk. */
+ * before exit_mm(), for programs such as this one; before, it came after,
+ * and the wakers' walks go as far as they can. */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
