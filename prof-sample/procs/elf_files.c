@@ -235,11 +235,12 @@ bool elf_image_call_before(const struct elf_image *f, GElf_Addr vaddr)
 	return false;
 }
 
-/* A C library exports a few thousand symbols (glibc 2.36: 3,000); a file
- * claiming more is looked through no further. */
+/* A C library exports a few thousand symbols (glibc 2.36: 3,000), a
+ * Python interpreter twice as many; a file claiming more is looked
+ * through no further. */
 #define MAX_DYNSYMS 65536
 
-static bool exports(Elf *elf, const char *name)
+bool elf_dynsym_find(Elf *elf, const char *name, GElf_Sym *sym)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -254,12 +255,10 @@ static bool exports(Elf *elf, const char *name)
 			return false;
 		n = d->d_size / sh.sh_entsize;
 		for (size_t i = 1; i < n && i < MAX_DYNSYMS; i++) {
-			GElf_Sym sym;
 			const char *s;
-			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
-			    GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+			if (!gelf_getsym(d, (int)i, sym) || sym->st_shndx == SHN_UNDEF)
 				continue;
-			s = elf_strptr(elf, sh.sh_link, sym.st_name);
+			s = elf_strptr(elf, sh.sh_link, sym->st_name);
 			if (s && strcmp(s, name) == 0)
 				return true;
 		}
@@ -270,6 +269,7 @@ static bool exports(Elf *elf, const char *name)
 
 bool elf_image_ends_stacks(const struct elf_image *f)
 {
+	GElf_Sym sym;
 	size_t phnum;
 
 	if (elf_getphdrnum(f->elf, &phnum) != 0)
@@ -279,5 +279,6 @@ bool elf_image_ends_stacks(const struct elf_image *f)
 		if (gelf_getphdr(f->elf, (int)i, &ph) && ph.p_type == PT_INTERP)
 			return true;
 	}
-	return exports(f->elf, "__libc_start_main");
+	return elf_dynsym_find(f->elf, "__libc_start_main", &sym) &&
+	       GELF_ST_TYPE(sym.st_info) == STT_FUNC;
 }

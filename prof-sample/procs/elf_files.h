@@ -68,6 +68,10 @@ bool elf_image_bias(const struct elf_image *f, const struct mapping *m, GElf_Add
  * callers must be, and a garbage word on the stack seldom is. */
 bool elf_image_call_before(const struct elf_image *f, GElf_Addr vaddr);
 
+/* The symbol named name that elf's .dynsym defines, in *sym; false if
+ * none does. */
+bool elf_dynsym_find(Elf *elf, const char *name, GElf_Sym *sym);
+
 /* Whether every whole stack of a process that maps f ends in it: f is a
  * program linked against shared libraries (it names its interpreter) or
  * the C library those start their threads in (it exports

@@ -10,6 +10,7 @@
 
 #include "diag.h"
 #include "elf_bounded.h"
+#include "elf_files.h"
 #include "htab.h"
 #include "mapped_files.h"
 #include "python_lines.h"
@@ -142,29 +143,15 @@ static bool read_word(Elf *elf, int fd, uint64_t vaddr, uint32_t *v)
 static void read_file(struct py_file *pf, int fd, int minor)
 {
 	Elf *elf = elf_begin_bounded(fd);
-	Elf_Scn *scn = NULL;
+	GElf_Sym sym;
 	uint64_t runtime = 0, py_version = 0;
 	bool has_version = false;
 
-	while (elf && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize ||
-		    !(d = elf_getdata(scn, NULL)))
-			continue;
-		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym sym;
-			const char *name;
-			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
-			    !(name = elf_strptr(elf, sh.sh_link, sym.st_name)))
-				continue;
-			if (strcmp(name, "_PyRuntime") == 0)
-				runtime = sym.st_value;
-			else if (strcmp(name, "Py_Version") == 0) {
-				has_version = true;
-				py_version = sym.st_value;
-			}
-		}
+	if (elf && elf_dynsym_find(elf, "_PyRuntime", &sym))
+		runtime = sym.st_value;
+	if (elf && elf_dynsym_find(elf, "Py_Version", &sym)) {
+		has_version = true;
+		py_version = sym.st_value;
 	}
 	pf->python = false;
 	pf->unknown = runtime != 0;
