@@ -542,3 +542,33 @@ peak_rss() {
 	[ "$blocked" -gt 2000000000 ]
 	[ "$((whole * 100 / blocked))" -ge 95 ]
 }
+
+@test "a user's program whose CFI names register 130,000,000 costs root no gigabytes; its frames end walks, said" {
+	# libdw would zero 2 GiB for that register at each row it computes
+	# in the function: for libdwfl's walks of copied stacks (CPU samples)
+	# and for the kernel's unwind tables (blocks) alike.
+	cp "$PROF_WORKLOADS/huge_cfi" "$PUB/huge"
+	chown $USER_ID:$USER_ID "$PUB/huge"
+	setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups "$PUB/huge" 400 &
+	APID=$!
+	sleep 0.2
+	for mode in cpu off-cpu; do
+		opts=-v
+		[ $mode = off-cpu ] && opts="-v --off-cpu"
+		peak_rss prof-sample $opts -p "$APID" -d 2 -o "$TMP/$mode.prof"
+		echo "$output"
+		echo "$mode: prof-sample peak RSS: $RSS KiB"
+		lossy_ok "$status" <(printf '%s\n' "$output")
+		# Before cfi_check.c: 1.0 GB and 1.1 GB.
+		[ "$RSS" -lt 524288 ]
+		grep -qF "1 file(s) not unwound through: libdw could not be trusted to read them in bounded memory (the last: a call-frame register number beyond x86-64's)" <<<"$output"
+		prof-symbolize "$TMP/$mode.prof" 2>/dev/null | prof-fold > "$TMP/$mode.folded"
+	done
+	# The CPU samples stop at the program's frames, counted; its blocks
+	# are walked all the same, by its frame pointers.
+	prof-symbolize "$TMP/cpu.prof" 2>&1 >/dev/null |
+		grep -qE "user stacks cut short: [1-9][0-9]* at code without CFI"
+	grep -q '^huge;now' "$TMP/cpu.folded"
+	! grep -q '^huge;.*main;in_huge_frame' "$TMP/cpu.folded"
+	grep -q '^huge;.*main;in_huge_frame;work;usleep;.*\[off-cpu\] [0-9]*$' "$TMP/off-cpu.folded"
+}

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "build_id.h"
+#include "cfi_check.h"
 #include "diag.h"
 #include "elf_bounded.h"
 #include "htab.h"
@@ -20,6 +21,7 @@ struct elf_files {
 	struct elf_image *vdso;
 	bool vdso_tried;
 	uint64_t sweeps;
+	struct elf_files_stats st;
 };
 
 struct elf_files *elf_files_new(struct mapped_files *mf)
@@ -53,16 +55,27 @@ void elf_files_free(struct elf_files *fs)
 	free(fs);
 }
 
-/* Reads fd's program headers and keeps the file mapped, without fd. */
-static struct elf_image *load(int fd, const char *name)
+/* Reads fd's program headers and keeps the file mapped, without fd; NULL
+ * if it is not ELF, or is refused (counted in fs's stats). */
+static struct elf_image *load(struct elf_files *fs, int fd, const char *name)
 {
+	struct elf_files_stats *st = &fs->st;
 	Elf *elf = elf_begin_bounded(fd);
 	struct elf_image *f;
 	GElf_Ehdr eh;
 	size_t phnum;
+	const char *why;
 
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
 	    elf_getphdrnum(elf, &phnum) != 0) {
+		elf_end(elf);
+		return NULL;
+	}
+	/* Both unwinders hand the file to libdw: only CFI it reads in
+	 * bounded memory. */
+	if ((why = cfi_check(elf))) {
+		st->refused++;
+		st->last_refused = why;
 		elf_end(elf);
 		return NULL;
 	}
@@ -94,6 +107,11 @@ static struct elf_image *load(int fd, const char *name)
 	return f;
 }
 
+const struct elf_files_stats *elf_files_stats(const struct elf_files *fs)
+{
+	return &fs->st;
+}
+
 uint64_t elf_files_epoch(const struct elf_files *fs)
 {
 	return fs->mf->epoch;
@@ -118,7 +136,7 @@ struct elf_image *elf_files_get(struct elf_files *fs, uint32_t pid, const struct
 	e = htab_upsert(fs->byid, key, sizeof(key), &created);
 	if (created) {
 		const char *base = strrchr(m->path, '/');
-		f = load(fd, base ? base + 1 : m->path);
+		f = load(fs, fd, base ? base + 1 : m->path);
 		e->val.p = f ? f : xcalloc(1, sizeof(*f));
 	}
 	close(fd);
@@ -171,7 +189,7 @@ const struct elf_image *elf_files_vdso(struct elf_files *fs)
 	if (fd < 0)
 		return NULL;
 	if (write(fd, eh, size) == (ssize_t)size)
-		fs->vdso = load(fd, "[vdso]");
+		fs->vdso = load(fs, fd, "[vdso]");
 	close(fd);
 	return fs->vdso;
 }

@@ -38,9 +38,19 @@ struct elf_files *elf_files_new(struct mapped_files *mf);
 void elf_files_free(struct elf_files *fs);
 
 /* The file mapping m of pid maps (opened by mapped_files_open()), or NULL if
- * it cannot be read as ELF, or not yet (the file reader has it).  A file
- * that is not ELF is remembered as such. */
+ * it cannot be read as ELF, its CFI is refused, or not yet (the file
+ * reader has it).  A file that is not ELF, or refused, is remembered as
+ * such. */
 struct elf_image *elf_files_get(struct elf_files *fs, uint32_t pid, const struct mapping *m);
+
+struct elf_files_stats {
+	/* Files not used because libdw could not be trusted to read their
+	 * CFI in bounded memory (cfi_check.h), and why the last was not. */
+	uint64_t refused;
+	const char *last_refused;
+};
+
+const struct elf_files_stats *elf_files_stats(const struct elf_files *fs);
 
 /* Changes whenever a file that could not be opened may be now
  * (mapped_files.h's epoch). */

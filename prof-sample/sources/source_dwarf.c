@@ -363,6 +363,7 @@ static void dwarf_report(const void *state, bool verbose)
 	const struct dwarf_source *r = state;
 	const struct unwinder_stats *st = unwinder_stats(r->unw);
 	const struct python_stats *py = python_stats(r->py);
+	const struct elf_files_stats *files = elf_files_stats(r->files);
 
 	if (verbose && py->processes)
 		warnx("Python: %" PRIu64 " process(es) (3.10: %" PRIu64 ", 3.11: %" PRIu64
@@ -389,6 +390,10 @@ static void dwarf_report(const void *state, bool verbose)
 		      kt->files_without, kt->files_slow, kt->processes_refused, kt->compactions,
 		      kt->files_dropped, kt->files_no_room);
 	}
+	if (verbose && files->refused)
+		warnx("%" PRIu64 " file(s) not unwound through: libdw could not be trusted to read "
+		      "them in bounded memory (the last: %s)",
+		      files->refused, files->last_refused);
 	if (verbose && st->fp_in_files)
 		warnx("user stacks walked by frame pointer through code without CFI: %" PRIu64
 		      " (%" PRIu64 " frames)",

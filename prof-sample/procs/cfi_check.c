@@ -1,0 +1,449 @@
+#include "cfi_check.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "upper_bound.h"
+
+/* cc1 has 70,000 FDEs, Chromium 430,000. */
+#define MAX_FDES (1u << 22)
+
+/* .eh_frame_hdr as every linker writes it (cfi_rows.c reads the same). */
+#define HDR_VERSION 1
+#define HDR_PTR_ENC 0x1b
+#define HDR_COUNT_ENC 0x03
+#define HDR_TABLE_ENC 0x3b
+#define HDR_SIZE 12
+
+struct cie {
+	uint64_t off;
+	uint8_t fde_encoding;
+	bool sized; /* its FDEs have augmentation data, of a length given */
+};
+
+/* The entries one walk of a section decoded, in offset order. */
+struct entries {
+	const unsigned char *ident;
+	unsigned addr_size;
+	struct cie *cies;
+	size_t ncies, cies_cap;
+	struct fde {
+		uint64_t off;
+	} *fdes;
+	size_t nfdes, fdes_cap;
+};
+
+/* A LEB128 operand (signed ones have the same bytes); false when cut short
+ * or longer than 64 bits, where libdw would read something else. */
+static bool leb(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	uint64_t acc = 0;
+
+	for (unsigned shift = 0; *p < end && shift < 64; shift += 7) {
+		uint8_t b = *(*p)++;
+		acc |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*v = acc;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool skip(const uint8_t **p, const uint8_t *end, uint64_t n)
+{
+	if ((uint64_t)(end - *p) < n)
+		return false;
+	*p += n;
+	return true;
+}
+
+/* Past a pointer encoded as enc; false for the encodings linkers do not
+ * write for x86-64 (aligned, omitted where one is due). */
+static bool skip_encoded(const uint8_t **p, const uint8_t *end, uint8_t enc, unsigned addr_size)
+{
+	uint64_t v;
+
+	if (enc == DW_EH_PE_omit || (enc & 0x70) == DW_EH_PE_aligned)
+		return false;
+	switch (enc & 0x0f) {
+	case DW_EH_PE_absptr:
+		return skip(p, end, addr_size);
+	case DW_EH_PE_udata2:
+	case DW_EH_PE_sdata2:
+		return skip(p, end, 2);
+	case DW_EH_PE_udata4:
+	case DW_EH_PE_sdata4:
+		return skip(p, end, 4);
+	case DW_EH_PE_udata8:
+	case DW_EH_PE_sdata8:
+		return skip(p, end, 8);
+	case DW_EH_PE_uleb128:
+	case DW_EH_PE_sleb128:
+		return leb(p, end, &v);
+	default:
+		return false;
+	}
+}
+
+/* Each instruction of a CIE's or FDE's program, as libdw's execute_cfi()
+ * reads it: what it could make libdw allocate is bounded. */
+static const char *program(const uint8_t *p, const uint8_t *end, uint8_t fde_encoding,
+			   unsigned addr_size)
+{
+	unsigned depth = 0;
+
+	while (p < end) {
+		uint8_t op = *p++;
+		uint64_t reg = 0, v;
+		bool ok;
+
+		switch (op & 0xc0) {
+		case DW_CFA_advance_loc:
+		case DW_CFA_restore:
+			continue; /* a register below 64 */
+		case DW_CFA_offset:
+			if (!leb(&p, end, &v))
+				return "call-frame instructions cut short";
+			continue;
+		}
+		switch (op) {
+		case DW_CFA_nop:
+		case DW_CFA_GNU_window_save: /* registers 8 to 31 on SPARC */
+			ok = true;
+			break;
+		case DW_CFA_remember_state:
+			if (++depth > CFI_MAX_REMEMBERED)
+				return "call-frame states remembered too deep";
+			ok = true;
+			break;
+		case DW_CFA_restore_state:
+			depth -= depth > 0;
+			ok = true;
+			break;
+		case DW_CFA_set_loc:
+			ok = skip_encoded(&p, end, fde_encoding, addr_size);
+			break;
+		case DW_CFA_advance_loc1:
+			ok = skip(&p, end, 1);
+			break;
+		case DW_CFA_advance_loc2:
+			ok = skip(&p, end, 2);
+			break;
+		case DW_CFA_advance_loc4:
+			ok = skip(&p, end, 4);
+			break;
+		case DW_CFA_MIPS_advance_loc8:
+			ok = skip(&p, end, 8);
+			break;
+		case DW_CFA_def_cfa_register: /* the CFA's register is not a slot */
+		case DW_CFA_def_cfa_offset:
+		case DW_CFA_def_cfa_offset_sf:
+		case DW_CFA_GNU_args_size:
+			ok = leb(&p, end, &v);
+			break;
+		case DW_CFA_def_cfa:
+		case DW_CFA_def_cfa_sf:
+			ok = leb(&p, end, &v) && leb(&p, end, &v);
+			break;
+		case DW_CFA_def_cfa_expression:
+			ok = leb(&p, end, &v) && skip(&p, end, v);
+			break;
+		case DW_CFA_restore_extended:
+		case DW_CFA_undefined:
+		case DW_CFA_same_value:
+			ok = leb(&p, end, &reg);
+			break;
+		case DW_CFA_offset_extended:
+		case DW_CFA_offset_extended_sf:
+		case DW_CFA_GNU_negative_offset_extended:
+		case DW_CFA_val_offset:
+		case DW_CFA_val_offset_sf:
+		case DW_CFA_register:
+			ok = leb(&p, end, &reg) && leb(&p, end, &v);
+			break;
+		case DW_CFA_expression:
+		case DW_CFA_val_expression:
+			ok = leb(&p, end, &reg) && leb(&p, end, &v) && skip(&p, end, v);
+			break;
+		default:
+			return "a call-frame instruction it does not know";
+		}
+		if (!ok)
+			return "call-frame instructions cut short";
+		if (reg > CFI_MAX_REGISTER)
+			return "a call-frame register number beyond x86-64's";
+	}
+	return NULL;
+}
+
+/* A CIE's FDE pointer encoding, from its augmentation as libdw's
+ * intern_new_cie() reads it, and its initial instructions. */
+static const char *add_cie(struct entries *es, uint64_t off, const Dwarf_CIE *c)
+{
+	struct cie cie = { .off = off, .fde_encoding = DW_EH_PE_absptr };
+	const char *ap = c->augmentation;
+	const uint8_t *p = c->augmentation_data, *end = p + c->augmentation_data_size;
+	const char *why;
+
+	/* Without 'z', letters decide where the instructions start: real
+	 * files have "" (.debug_frame) or "z..." (.eh_frame). */
+	if (*ap == 'z')
+		cie.sized = true, ap++;
+	else if (*ap)
+		return "a CIE augmentation it does not know";
+	for (; *ap; ap++) {
+		uint8_t enc;
+		switch (*ap) {
+		case 'L':
+		case 'R':
+			if (p >= end)
+				return "a CIE's augmentation cut short";
+			enc = *p++;
+			if (*ap == 'R')
+				cie.fde_encoding = enc;
+			break;
+		case 'P':
+			if (p >= end)
+				return "a CIE's augmentation cut short";
+			enc = *p++;
+			if (!skip_encoded(&p, end, enc, es->addr_size))
+				return "a CIE's augmentation cut short";
+			break;
+		default:
+			break; /* 'S', and what libdw skips with 'z' */
+		}
+	}
+	why = program(c->initial_instructions, c->initial_instructions_end, cie.fde_encoding,
+		      es->addr_size);
+	if (why)
+		return why;
+	es->cies = xreserve(es->cies, &es->cies_cap, es->ncies + 1, sizeof(*es->cies));
+	es->cies[es->ncies++] = cie;
+	return NULL;
+}
+
+static bool has_fde(const struct entries *es, uint64_t off)
+{
+	size_t i = UPPER_BOUND(es->fdes, es->nfdes, off, off);
+
+	return i > 0 && es->fdes[i - 1].off == off;
+}
+
+/* An FDE's program: past its address range and augmentation data, as
+ * libdw's intern_fde() reads them with its CIE's encoding. */
+static const char *check_fde(const struct entries *es, const Dwarf_FDE *f)
+{
+	size_t i = UPPER_BOUND(es->cies, es->ncies, off, f->CIE_pointer);
+	const struct cie *c = i > 0 ? &es->cies[i - 1] : NULL;
+	const uint8_t *p = f->start;
+	uint64_t len;
+
+	/* libdw reads a CIE wherever the pointer says: at an offset the
+	 * walk did not decode, it could be anything. */
+	if (!c || c->off != f->CIE_pointer)
+		return "an FDE whose CIE is not one";
+	if (!skip_encoded(&p, f->end, c->fde_encoding, es->addr_size) ||
+	    !skip_encoded(&p, f->end, c->fde_encoding & 0x0f, es->addr_size) ||
+	    (c->sized && (!leb(&p, f->end, &len) || !skip(&p, f->end, len))))
+		return "an FDE cut short";
+	return program(p, f->end, c->fde_encoding, es->addr_size);
+}
+
+/* Walks data as libdw does when it has no table (and skips what it
+ * skips), then checks each FDE: its CIE may come after it in a
+ * .debug_frame. */
+static const char *check_section(struct entries *es, Elf_Data *data, bool eh)
+{
+	uint64_t off = 0, next;
+	Dwarf_CFI_Entry e;
+	const char *why = NULL;
+
+	for (;;) {
+		next = off;
+		int r = dwarf_next_cfi(es->ident, data, eh, off, &next, &e);
+		if (r > 0 || (r < 0 && next <= off))
+			break;
+		if (r == 0 && dwarf_cfi_cie_p(&e)) {
+			why = add_cie(es, off, &e.cie);
+		} else if (r == 0) {
+			if (es->nfdes >= MAX_FDES)
+				return "more FDEs than any real file";
+			es->fdes = xreserve(es->fdes, &es->fdes_cap, es->nfdes + 1, sizeof(*es->fdes));
+			es->fdes[es->nfdes++].off = off;
+		}
+		if (why)
+			return why;
+		off = next;
+	}
+	for (size_t i = 0; i < es->nfdes && !why; i++) {
+		dwarf_next_cfi(es->ident, data, eh, es->fdes[i].off, &next, &e);
+		why = check_fde(es, &e.fde);
+	}
+	return why;
+}
+
+/* The .eh_frame_hdr table's FDEs, which libdw reads by offset: each must
+ * be one the walk decoded. */
+static const char *check_table(const struct entries *es, const uint8_t *hdr, size_t size,
+			       GElf_Addr hdr_vaddr, GElf_Addr frame_vaddr)
+{
+	uint32_t count;
+
+	if (size < HDR_SIZE || hdr[0] != HDR_VERSION || hdr[1] != HDR_PTR_ENC ||
+	    hdr[2] != HDR_COUNT_ENC || hdr[3] != HDR_TABLE_ENC)
+		return "an .eh_frame_hdr of a layout it does not know";
+	memcpy(&count, hdr + 8, sizeof(count));
+	if (count > (size - HDR_SIZE) / 8)
+		return "an .eh_frame_hdr table beyond its end";
+	for (uint32_t i = 0; i < count; i++) {
+		int32_t rel;
+		memcpy(&rel, hdr + HDR_SIZE + 8 * (size_t)i + 4, sizeof(rel));
+		if (!has_fde(es, hdr_vaddr + (GElf_Addr)(int64_t)rel - frame_vaddr))
+			return "an .eh_frame_hdr entry that is no FDE";
+	}
+	return NULL;
+}
+
+/* The .eh_frame libdw's dwarf_getcfi_elf() takes, and the table with it:
+ * by section name when the file has named sections, else through
+ * PT_GNU_EH_FRAME, to the end of the file.  False when libdw finds none. */
+struct eh_frame {
+	Elf_Data data;
+	GElf_Addr vaddr;
+	const uint8_t *hdr;
+	size_t hdr_size;
+	GElf_Addr hdr_vaddr;
+};
+
+static bool by_sections(Elf *elf, struct eh_frame *f)
+{
+	Elf_Scn *scn = NULL, *eh = NULL, *hdr = NULL;
+	GElf_Shdr eh_shdr = { 0 }, hdr_shdr = { 0 };
+	size_t shstrndx;
+	Elf_Data *d;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0 || shstrndx == 0)
+		return false;
+	/* libdw's loop: the last .eh_frame before the first .eh_frame_hdr
+	 * that has one before it, or after it the first. */
+	while ((scn = elf_nextscn(elf, scn)) && !(eh && hdr)) {
+		GElf_Shdr sh;
+		const char *name;
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    sh.sh_type == SHT_NOBITS)
+			continue;
+		if (strcmp(name, ".eh_frame_hdr") == 0)
+			hdr = scn, hdr_shdr = sh;
+		else if (strcmp(name, ".eh_frame") == 0)
+			eh = scn, eh_shdr = sh;
+	}
+	if (!eh || !(d = elf_rawdata(eh, NULL)) || !d->d_buf)
+		return false;
+	f->data = *d;
+	f->vaddr = eh_shdr.sh_addr;
+	if (hdr && (d = elf_rawdata(hdr, NULL)) && d->d_buf) {
+		f->hdr = d->d_buf;
+		f->hdr_size = d->d_size;
+		f->hdr_vaddr = hdr_shdr.sh_addr;
+	}
+	return true;
+}
+
+static bool by_segment(Elf *elf, struct eh_frame *f)
+{
+	size_t nphdr, filesize;
+	const uint8_t *file = (const uint8_t *)elf_rawfile(elf, &filesize);
+
+	if (!file || elf_getphdrnum(elf, &nphdr) != 0)
+		return false;
+	for (size_t i = 0; i < nphdr; i++) {
+		GElf_Phdr ph;
+		int32_t rel;
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			return false;
+		if (ph.p_type != PT_GNU_EH_FRAME)
+			continue;
+		if (ph.p_offset > filesize || ph.p_filesz > filesize - ph.p_offset)
+			return false;
+		f->hdr = file + ph.p_offset;
+		f->hdr_size = ph.p_filesz;
+		f->hdr_vaddr = ph.p_vaddr;
+		if (f->hdr_size < HDR_SIZE || f->hdr[1] != HDR_PTR_ENC)
+			return true; /* refused by check_table() */
+		memcpy(&rel, f->hdr + 4, sizeof(rel));
+		f->vaddr = ph.p_vaddr + 4 + (GElf_Addr)(int64_t)rel;
+		uint64_t off = f->vaddr - ph.p_vaddr + ph.p_offset;
+		if (off >= filesize)
+			return false;
+		f->data.d_buf = (void *)(file + off);
+		f->data.d_size = filesize - off;
+		return true;
+	}
+	return false;
+}
+
+static const char *check_eh_frame(Elf *elf, struct entries *es)
+{
+	struct eh_frame f = { 0 };
+	const char *why;
+
+	if (!by_sections(elf, &f) && !by_segment(elf, &f))
+		return NULL;
+	if (f.data.d_buf && (why = check_section(es, &f.data, true)))
+		return why;
+	return f.hdr ? check_table(es, f.hdr, f.hdr_size, f.hdr_vaddr, f.vaddr) : NULL;
+}
+
+/* Every section libdw could take for .debug_frame (a file's own, when it
+ * is not stripped). */
+static const char *check_debug_frame(Elf *elf, const unsigned char *ident, unsigned addr_size)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	const char *why = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	while (!why && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *d;
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    !strstr(name, "debug_frame") || sh.sh_type == SHT_NOBITS)
+			continue;
+		/* libdw would decompress it first, to what its header claims. */
+		if ((sh.sh_flags & SHF_COMPRESSED) || strncmp(name, ".z", 2) == 0)
+			return "a compressed .debug_frame";
+		if (!(d = elf_rawdata(scn, NULL)) || !d->d_buf)
+			continue;
+		struct entries es = { .ident = ident, .addr_size = addr_size };
+		why = check_section(&es, d, false);
+		free(es.cies);
+		free(es.fdes);
+	}
+	return why;
+}
+
+const char *cfi_check(Elf *elf)
+{
+	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
+	struct entries es = { .ident = ident };
+	const char *why;
+
+	if (!ident)
+		return NULL; /* not ELF: libdw reads no CFI of it */
+	/* Offsets and table entries are read in the host's order. */
+	if (ident[EI_DATA] != ELFDATA2LSB)
+		return "a big-endian file";
+	es.addr_size = ident[EI_CLASS] == ELFCLASS32 ? 4 : 8;
+	why = check_eh_frame(elf, &es);
+	free(es.cies);
+	free(es.fdes);
+	return why ? why : check_debug_frame(elf, ident, es.addr_size);
+}
