@@ -1,6 +1,7 @@
 #include "elf_bounded.h"
 
 #include <elf.h>
+#include <gelf.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -122,4 +123,42 @@ Elf *elf_memory_bounded(char *image, size_t size)
 		return NULL;
 	}
 	return elf_memory(image, size);
+}
+
+uint64_t elf_debug_inflated_size(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	uint64_t sum = 0;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		GElf_Chdr ch;
+		const char *name;
+		Elf_Data *d;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+			continue;
+		/* libdw's names, and what it compresses GNU's way. */
+		bool gnu = strncmp(name, ".zdebug", 7) == 0;
+		if (!gnu && strncmp(name, ".debug", 6) != 0 && strncmp(name, ".gnu.debuglto_", 14) != 0)
+			continue;
+		if (sh.sh_flags & SHF_COMPRESSED) {
+			if (gelf_getchdr(scn, &ch))
+				sum += ch.ch_size;
+		} else if (gnu && (d = elf_rawdata(scn, NULL)) && d->d_buf && d->d_size >= 12 &&
+			   memcmp(d->d_buf, "ZLIB", 4) == 0) {
+			/* "ZLIB" and the size, big-endian. */
+			const uint8_t *b = (const uint8_t *)d->d_buf + 4;
+			uint64_t size = 0;
+			for (int i = 0; i < 8; i++)
+				size = size << 8 | b[i];
+			sum += size;
+		}
+		if (sum > UINT64_MAX / 2)
+			return UINT64_MAX / 2;
+	}
+	return sum;
 }

@@ -13,6 +13,7 @@
 
 #include <libelf.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Linked programs and libraries have tens of sections (a relocatable
  * object built with -ffunction-sections, thousands) and about ten
@@ -26,5 +27,13 @@ Elf *elf_begin_bounded(int fd);
 
 /* elf_memory() of image[0..size), the same way. */
 Elf *elf_memory_bounded(char *image, size_t size);
+
+/* The bytes libdw decompresses when it opens elf's DWARF
+ * (dwarf_begin_elf(), or libdwfl for a file's .debug_frame): every
+ * compressed debug section, at once, to the size its header claims
+ * (libelf allows 1,032 times the compressed bytes: a 1 MB section may
+ * claim a gigabyte), kept as long as the DWARF is.  The callers bound it:
+ * each as its use allows. */
+uint64_t elf_debug_inflated_size(Elf *elf);
 
 #endif

@@ -216,9 +216,27 @@ static bool has_dwarf(Elf *elf)
 	return elf && elf_section_named(elf, ".debug_info", &sh) != NULL;
 }
 
+/* libdw decompresses a file's compressed debug sections as it opens its
+ * DWARF, to what their headers claim: a user's 1 MB file could claim a
+ * gigabyte (elf_bounded.h).  Real debug files claim at most 13 times
+ * their size (the most of Debian's 273 here). */
+#define MAX_INFLATED_PER_BYTE 64
+
 /* Keeps f open as the module's DWARF source. */
 static void adopt_dwarf(struct module *mod, struct elf_file *f)
 {
+	size_t size = 0;
+	uint64_t inflated = elf_debug_inflated_size(f->elf);
+
+	if (elf_rawfile(f->elf, &size) && inflated / MAX_INFLATED_PER_BYTE > size) {
+		char *shown = xstrdup(mod->path);
+		printable(shown, strlen(shown));
+		warnx("%s: compressed debug sections claim %" PRIu64 " bytes, over %d times the "
+		      "file's %zu: its DWARF is not read (no inlined frames or lines for it)",
+		      shown, inflated, MAX_INFLATED_PER_BYTE, size);
+		free(shown);
+		return;
+	}
 	mod->dw = dwarf_begin_elf(f->elf, DWARF_C_READ, NULL);
 	if (!mod->dw)
 		return;

@@ -572,3 +572,56 @@ peak_rss() {
 	! grep -q '^huge;.*main;in_huge_frame' "$TMP/cpu.folded"
 	grep -q '^huge;.*main;in_huge_frame;work;usleep;.*\[off-cpu\] [0-9]*$' "$TMP/off-cpu.folded"
 }
+
+@test "a user's program whose compressed debug section claims 600 MiB costs root no gigabytes; its frames end walks, said" {
+	# (prof-symbolize: its frames are named, without lines, said.)
+	# A .debug_info of 600 MiB of zeros, 600 KB on disk (compressed,
+	# SHF_COMPRESSED): libdw inflates every compressed debug section of a
+	# file whose DWARF it opens, as libdwfl does for the .debug_frame of
+	# code without .eh_frame (nocfi's), and prof-symbolize for lines.
+	python3 -c 'import sys, zlib
+n = 600 << 20
+z = zlib.compressobj(9)
+# Elf64_Chdr: ELFCOMPRESS_ZLIB, the size, the alignment.
+out = [(1).to_bytes(4, "little"), bytes(4), n.to_bytes(8, "little"), (1).to_bytes(8, "little")]
+block = bytes(1 << 20)
+for _ in range(n >> 20):
+    out.append(z.compress(block))
+out.append(z.flush())
+sys.stdout.buffer.write(b"".join(out))' > "$TMP/zdebug"
+	objcopy --add-section .debug_info="$TMP/zdebug" "$PROF_WORKLOADS/nocfi" "$PUB/bomb"
+	# objcopy cannot mark it compressed: its header's flags, by hand.
+	python3 -c 'import struct, sys
+f = open(sys.argv[1], "r+b"); d = f.read()
+shoff, = struct.unpack_from("<Q", d, 0x28); ent, num, stridx = struct.unpack_from("<HHH", d, 0x3a)
+strtab, = struct.unpack_from("<Q", d, shoff + stridx * ent + 24)
+for i in range(num):
+    h = shoff + i * ent
+    name, = struct.unpack_from("<I", d, h)
+    if d[strtab + name:].startswith(b".debug_info\0"):
+        flags, = struct.unpack_from("<Q", d, h + 8)
+        f.seek(h + 8); f.write(struct.pack("<Q", flags | 0x800))' "$PUB/bomb"
+	readelf -S -W "$PUB/bomb" | grep -E "\.debug_info .* C "
+	echo "the file: $(stat -c %s "$PUB/bomb") bytes"
+	chown $USER_ID:$USER_ID "$PUB/bomb"
+	setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups "$PUB/bomb" 30 &
+	APID=$!
+	sleep 0.2
+	peak_rss prof-sample -v -p "$APID" -d 2 -o "$TMP/bomb.prof"
+	echo "$output"
+	echo "prof-sample peak RSS: $RSS KiB"
+	lossy_ok "$status" <(printf '%s\n' "$output")
+	# Before: 1.0 GB for a 1 GB claim, and most samples lost meanwhile.
+	[ "$RSS" -lt 262144 ]
+	grep -qF "1 file(s) not unwound through: libdw could not be trusted to read them in bounded memory (the last: compressed debug sections beyond what is left of 512 MiB for all files)" <<<"$output"
+	grep -qE "user stacks cut short: [1-9][0-9]* at code without CFI" <<<"$output"
+	# Root's prof-symbolize, asked for lines, would open its DWARF.
+	peak_rss prof-symbolize --inline --lines -o "$TMP/frames.txt" "$TMP/bomb.prof"
+	echo "$output"
+	echo "prof-symbolize peak RSS: $RSS KiB"
+	[ "$status" -eq 0 ]
+	# Before: 980 MB for the 1 GB claim.
+	[ "$RSS" -lt 262144 ]
+	grep -qE "^prof-symbolize: $PUB/bomb: compressed debug sections claim 629145600 bytes, over 64 times the file's [0-9]+: its DWARF is not read \(no inlined frames or lines for it\)$" <<<"$output"
+	grep -q " spin+0x[0-9a-f]* ($PUB/bomb)$" "$TMP/frames.txt"
+}

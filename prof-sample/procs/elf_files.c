@@ -20,6 +20,7 @@ struct elf_files {
 	struct htab *byid; /* device, inode -> struct elf_image (elf NULL: not ELF) */
 	struct elf_image *vdso;
 	bool vdso_tried;
+	uint64_t inflated; /* what the images held may decompress, together */
 	uint64_t sweeps;
 	struct elf_files_stats st;
 };
@@ -55,6 +56,12 @@ void elf_files_free(struct elf_files *fs)
 	free(fs);
 }
 
+/* A user's file whose compressed debug sections claim a gigabyte is a
+ * megabyte on disk: the images held may decompress this much together,
+ * and a file that would take more is refused until others are let go of
+ * (the system's own files are stripped, and claim nothing). */
+#define INFLATED_BUDGET (512ull << 20)
+
 /* Reads fd's program headers and keeps the file mapped, without fd; NULL
  * if it is not ELF, or is refused (counted in fs's stats). */
 static struct elf_image *load(struct elf_files *fs, int fd, const char *name)
@@ -65,6 +72,7 @@ static struct elf_image *load(struct elf_files *fs, int fd, const char *name)
 	GElf_Ehdr eh;
 	size_t phnum;
 	const char *why;
+	uint64_t inflated;
 
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
 	    elf_getphdrnum(elf, &phnum) != 0) {
@@ -73,13 +81,19 @@ static struct elf_image *load(struct elf_files *fs, int fd, const char *name)
 	}
 	/* Both unwinders hand the file to libdw: only CFI it reads in
 	 * bounded memory. */
-	if ((why = cfi_check(elf))) {
+	inflated = elf_debug_inflated_size(elf);
+	why = cfi_check(elf);
+	if (!why && inflated > INFLATED_BUDGET - fs->inflated)
+		why = "compressed debug sections beyond what is left of 512 MiB for all files";
+	if (why) {
 		st->refused++;
 		st->last_refused = why;
 		elf_end(elf);
 		return NULL;
 	}
 	f = xcalloc(1, sizeof(*f));
+	f->inflated = inflated;
+	fs->inflated += inflated;
 	f->loads = xcalloc(phnum ? phnum : 1, sizeof(*f->loads));
 	for (size_t i = 0; i < phnum; i++) {
 		GElf_Phdr ph;
@@ -157,11 +171,12 @@ void elf_files_release(struct elf_image *f)
 
 static bool idle_image(struct htab_entry *e, void *arg)
 {
-	const struct elf_files *fs = arg;
+	struct elf_files *fs = arg;
 	struct elf_image *f = e->val.p;
 
 	if (f->holders || fs->sweeps - f->used < ELF_FILES_IDLE)
 		return false;
+	fs->inflated -= f->inflated;
 	free_file(f);
 	return true;
 }

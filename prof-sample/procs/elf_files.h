@@ -27,7 +27,8 @@ struct elf_image {
 	GElf_Addr low, high;		 /* the loaded image, as file addresses */
 	size_t nloads;
 	GElf_Phdr *loads;		 /* its PT_LOAD headers */
-	unsigned holders;		 /* elf_files.c's: the Dwfls that hold it, */
+	uint64_t inflated;		 /* elf_files.c's: elf_debug_inflated_size(), */
+	unsigned holders;		 /* the Dwfls that hold it, */
 	uint64_t used;			 /* and the sweeps done when last asked for */
 };
 
@@ -45,7 +46,8 @@ struct elf_image *elf_files_get(struct elf_files *fs, uint32_t pid, const struct
 
 struct elf_files_stats {
 	/* Files not used because libdw could not be trusted to read their
-	 * CFI in bounded memory (cfi_check.h), and why the last was not. */
+	 * CFI in bounded memory (cfi_check.h), or their compressed debug
+	 * sections would pass the images' budget; and why the last was not. */
 	uint64_t refused;
 	const char *last_refused;
 };
