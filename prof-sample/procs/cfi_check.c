@@ -8,17 +8,11 @@
 #include <string.h>
 
 #include "diag.h"
+#include "eh_frame_hdr.h"
 #include "upper_bound.h"
 
 /* cc1 has 70,000 FDEs, Chromium 430,000. */
 #define MAX_FDES (1u << 22)
-
-/* .eh_frame_hdr as every linker writes it (cfi_rows.c reads the same). */
-#define HDR_VERSION 1
-#define HDR_PTR_ENC 0x1b
-#define HDR_COUNT_ENC 0x03
-#define HDR_TABLE_ENC 0x3b
-#define HDR_SIZE 12
 
 struct cie {
 	uint64_t off;
@@ -290,27 +284,16 @@ static const char *check_section(struct entries *es, Elf_Data *data, bool eh)
 
 /* The .eh_frame_hdr table's FDEs, which libdw reads by offset: each must
  * be one the walk decoded. */
-static const char *check_table(const struct entries *es, const uint8_t *hdr, size_t size,
-			       GElf_Addr hdr_vaddr, GElf_Addr frame_vaddr)
+static const char *check_table(const struct entries *es, const struct eh_frame_hdr *h,
+			       GElf_Addr frame_vaddr)
 {
-	uint32_t count;
-
-	if (size < HDR_SIZE || hdr[0] != HDR_VERSION || hdr[1] != HDR_PTR_ENC ||
-	    hdr[2] != HDR_COUNT_ENC || hdr[3] != HDR_TABLE_ENC)
-		return "an .eh_frame_hdr of a layout it does not know";
-	memcpy(&count, hdr + 8, sizeof(count));
-	if (count > (size - HDR_SIZE) / 8)
-		return "an .eh_frame_hdr table beyond its end";
-	for (uint32_t i = 0; i < count; i++) {
-		int32_t rel;
-		memcpy(&rel, hdr + HDR_SIZE + 8 * (size_t)i + 4, sizeof(rel));
-		if (!has_fde(es, hdr_vaddr + (GElf_Addr)(int64_t)rel - frame_vaddr))
+	for (size_t i = 0; i < h->count; i++)
+		if (!has_fde(es, eh_frame_hdr_fde(h, i) - frame_vaddr))
 			return "an .eh_frame_hdr entry that is no FDE";
-	}
 	return NULL;
 }
 
-/* The .eh_frame libdw's dwarf_getcfi_elf() takes, and the table with it:
+/* The .eh_frame libdw's dwarf_getcfi_elf() takes, and the header with it:
  * by section name when the file has named sections, else through
  * PT_GNU_EH_FRAME, to the end of the file.  False when libdw finds none. */
 struct eh_frame {
@@ -355,49 +338,40 @@ static bool by_sections(Elf *elf, struct eh_frame *f)
 	return true;
 }
 
+/* Without sections: the header's .eh_frame pointer, to the end of the
+ * file (a header of another layout is refused by the caller). */
 static bool by_segment(Elf *elf, struct eh_frame *f)
 {
-	size_t nphdr, filesize;
+	size_t filesize;
 	const uint8_t *file = (const uint8_t *)elf_rawfile(elf, &filesize);
+	struct eh_frame_hdr h;
 
-	if (!file || elf_getphdrnum(elf, &nphdr) != 0)
+	if (!file || !eh_frame_hdr_segment(elf, &f->hdr, &f->hdr_size, &f->hdr_vaddr))
 		return false;
-	for (size_t i = 0; i < nphdr; i++) {
-		GElf_Phdr ph;
-		int32_t rel;
-		if (!gelf_getphdr(elf, (int)i, &ph))
-			return false;
-		if (ph.p_type != PT_GNU_EH_FRAME)
-			continue;
-		if (ph.p_offset > filesize || ph.p_filesz > filesize - ph.p_offset)
-			return false;
-		f->hdr = file + ph.p_offset;
-		f->hdr_size = ph.p_filesz;
-		f->hdr_vaddr = ph.p_vaddr;
-		if (f->hdr_size < HDR_SIZE || f->hdr[1] != HDR_PTR_ENC)
-			return true; /* refused by check_table() */
-		memcpy(&rel, f->hdr + 4, sizeof(rel));
-		f->vaddr = ph.p_vaddr + 4 + (GElf_Addr)(int64_t)rel;
-		uint64_t off = f->vaddr - ph.p_vaddr + ph.p_offset;
-		if (off >= filesize)
-			return false;
-		f->data.d_buf = (void *)(file + off);
-		f->data.d_size = filesize - off;
+	if (!eh_frame_hdr_parse(f->hdr, f->hdr_size, f->hdr_vaddr, &h))
 		return true;
-	}
-	return false;
+	f->vaddr = h.eh_frame_vaddr;
+	uint64_t off = (uint64_t)(f->hdr - file) + (h.eh_frame_vaddr - f->hdr_vaddr);
+	if (off >= filesize)
+		return false;
+	f->data.d_buf = (void *)(file + off);
+	f->data.d_size = filesize - off;
+	return true;
 }
 
 static const char *check_eh_frame(Elf *elf, struct entries *es)
 {
 	struct eh_frame f = { 0 };
+	struct eh_frame_hdr h;
 	const char *why;
 
 	if (!by_sections(elf, &f) && !by_segment(elf, &f))
 		return NULL;
+	if (f.hdr && !eh_frame_hdr_parse(f.hdr, f.hdr_size, f.hdr_vaddr, &h))
+		return "an .eh_frame_hdr of a layout it does not know";
 	if (f.data.d_buf && (why = check_section(es, &f.data, true)))
 		return why;
-	return f.hdr ? check_table(es, f.hdr, f.hdr_size, f.hdr_vaddr, f.vaddr) : NULL;
+	return f.hdr ? check_table(es, &h, f.vaddr) : NULL;
 }
 
 /* Every section libdw could take for .debug_frame (a file's own, when it

@@ -9,20 +9,12 @@
 
 #include "clock.h"
 #include "diag.h"
+#include "eh_frame_hdr.h"
 
 /* x86-64's DWARF registers. */
 #define REG_RBP 6
 #define REG_RSP 7
 #define REG_RA 16
-
-/* .eh_frame_hdr's encodings as every linker writes them: the .eh_frame
- * pointer pc-relative, the count 4 bytes, and the table's pairs 4-byte
- * offsets from the header (DW_EH_PE_datarel | DW_EH_PE_sdata4). */
-#define HDR_VERSION 1
-#define HDR_PTR_ENC 0x1b
-#define HDR_COUNT_ENC 0x03
-#define HDR_TABLE_ENC 0x3b
-#define HDR_SIZE 12
 
 /* libdw interprets an FDE's instructions from its start for each row, so
  * a file made to (an FDE of a million rows) could take hours: the rows of
@@ -102,59 +94,19 @@ static bool add(struct cfi_rows *r, uint64_t pc, struct unwind_row row, size_t m
 	return true;
 }
 
-/* .eh_frame_hdr: its file address and its table of FDE start addresses. */
-struct hdr {
-	GElf_Addr vaddr;
-	const uint8_t *table;
-	size_t count;
-};
-
-static bool find_hdr(Elf *elf, struct hdr *h)
-{
-	size_t nphdr, size;
-	const uint8_t *file = (const uint8_t *)elf_rawfile(elf, &size);
-
-	if (!file || elf_getphdrnum(elf, &nphdr) != 0)
-		return false;
-	for (size_t i = 0; i < nphdr; i++) {
-		GElf_Phdr ph;
-		uint32_t count;
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_GNU_EH_FRAME)
-			continue;
-		if (ph.p_offset > size || ph.p_filesz > size - ph.p_offset || ph.p_filesz < HDR_SIZE)
-			return false;
-		const uint8_t *p = file + ph.p_offset;
-		if (p[0] != HDR_VERSION || p[1] != HDR_PTR_ENC || p[2] != HDR_COUNT_ENC ||
-		    p[3] != HDR_TABLE_ENC)
-			return false;
-		memcpy(&count, p + 8, sizeof(count));
-		if (count > (ph.p_filesz - HDR_SIZE) / 8)
-			return false;
-		h->vaddr = ph.p_vaddr;
-		h->table = p + HDR_SIZE;
-		h->count = count;
-		return true;
-	}
-	return false;
-}
-
-static GElf_Addr fde_start(const struct hdr *h, size_t i)
-{
-	int32_t rel;
-
-	memcpy(&rel, h->table + 8 * i, sizeof(rel));
-	return h->vaddr + (GElf_Addr)(int64_t)rel;
-}
-
 struct cfi_rows *cfi_rows_read(Elf *elf, size_t max, const char **why)
 {
 	static const struct unwind_row none = { .kind = PROF_CFA_NONE };
 	struct cfi_rows *r;
 	Dwarf_CFI *cfi;
-	struct hdr h;
+	struct eh_frame_hdr h;
+	const uint8_t *hdr;
+	size_t size;
+	GElf_Addr vaddr;
 	uint64_t deadline;
 
-	if (!find_hdr(elf, &h)) {
+	if (!eh_frame_hdr_segment(elf, &hdr, &size, &vaddr) ||
+	    !eh_frame_hdr_parse(hdr, size, vaddr, &h)) {
 		*why = "no .eh_frame_hdr of the usual layout";
 		return NULL;
 	}
@@ -167,8 +119,8 @@ struct cfi_rows *cfi_rows_read(Elf *elf, size_t max, const char **why)
 	*why = NULL;
 	deadline = monotonic_ns() + READ_LIMIT_NS;
 	for (size_t i = 0; i < h.count && !*why; i++) {
-		GElf_Addr pc = fde_start(&h, i);
-		GElf_Addr next = i + 1 < h.count ? fde_start(&h, i + 1) : UINT64_MAX;
+		GElf_Addr pc = eh_frame_hdr_pc(&h, i);
+		GElf_Addr next = i + 1 < h.count ? eh_frame_hdr_pc(&h, i + 1) : UINT64_MAX;
 		/* An FDE inside the last one's rows (of code the linker
 		 * discarded, or a duplicate) adds nothing. */
 		if (r->n && pc <= r->row[r->n - 1].pc)
