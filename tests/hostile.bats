@@ -97,6 +97,18 @@ app_on_user_mount() {
 	return 1
 }
 
+# user_program FILE ARGS...: the user's program FILE (theirs, in $PUB)
+# run by them with ARGS, as $APID, given 0.2 s to start.
+user_program() {
+	local file=$1
+	shift
+	chown $USER_ID:$USER_ID "$file"
+	# setpriv, not as_user: $! must be the program itself.
+	setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups "$file" "$@" &
+	APID=$!
+	sleep 0.2
+}
+
 # peak_rss_kb CMD...: runs CMD; its peak RSS in KiB in $RSS, status in $status.
 peak_rss() {
 	run /usr/bin/time -f 'rss %M' "$@"
@@ -525,10 +537,7 @@ peak_rss() {
 	# slow_cfi's one function has 200,000 rows of CFI, each of which
 	# libdw computes from the function's start: quadratic.
 	cp "$PROF_WORKLOADS/slow_cfi" "$PUB/slow"
-	chown $USER_ID:$USER_ID "$PUB/slow"
-	setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups "$PUB/slow" 300 &
-	APID=$!
-	sleep 0.2
+	user_program "$PUB/slow" 300
 	sample_lossy --off-cpu -v -p "$APID" -d 3 -o "$TMP/slow.prof" 2> "$TMP/err"
 	cat "$TMP/err"
 	grep -q 'walked by frame pointer: 1 file(s) without CFI that can be used (1 too slow to read)' "$TMP/err"
@@ -548,10 +557,7 @@ peak_rss() {
 	# in the function: for libdwfl's walks of copied stacks (CPU samples)
 	# and for the kernel's unwind tables (blocks) alike.
 	cp "$PROF_WORKLOADS/huge_cfi" "$PUB/huge"
-	chown $USER_ID:$USER_ID "$PUB/huge"
-	setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups "$PUB/huge" 400 &
-	APID=$!
-	sleep 0.2
+	user_program "$PUB/huge" 400
 	for mode in cpu off-cpu; do
 		opts=-v
 		[ $mode = off-cpu ] && opts="-v --off-cpu"
@@ -603,10 +609,7 @@ for i in range(num):
         f.seek(h + 8); f.write(struct.pack("<Q", flags | 0x800))' "$PUB/bomb"
 	readelf -S -W "$PUB/bomb" | grep -E "\.debug_info .* C "
 	echo "the file: $(stat -c %s "$PUB/bomb") bytes"
-	chown $USER_ID:$USER_ID "$PUB/bomb"
-	setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups "$PUB/bomb" 30 &
-	APID=$!
-	sleep 0.2
+	user_program "$PUB/bomb" 30
 	peak_rss prof-sample -v -p "$APID" -d 2 -o "$TMP/bomb.prof"
 	echo "$output"
 	echo "prof-sample peak RSS: $RSS KiB"
