@@ -82,13 +82,11 @@ teardown() {
 	# symbol in its .dynsym, so only some land in named ones.
 	prof-sample -F 999 -d 1.5 -p "$WORKLOAD_PID" > "$TMP/cap.prof"
 	prof-symbolize "$TMP/cap.prof" > "$TMP/out.txt"
-	# Seen to fail once in some hundred runs, cause unknown: what the
-	# stacks ended in, and what the capture said of its losses, for the
-	# next time.
-	prof-fold "$TMP/out.txt" | awk '{ print $NF, $0 }' | sort -nr | head -5
-	grep '^#' "$TMP/out.txt" || true
-	grep -E 'vdso|clock_gettime' "$TMP/out.txt" | sed 's/^[[:space:]]*[0-9a-f]* //' | sort | uniq -c | sort -nr | head -8
-	grep -qE '^	 +7f[0-9a-f]+ (__vdso_)?clock_gettime\+0x[0-9a-f]+ \(\[vdso\]\)$' "$TMP/out.txt"
+	grep -E 'vdso|clock_gettime' "$TMP/out.txt" | sort | uniq -c | sort -nr | head -8
+	# At its address in the process: the kernel puts the vDSO in the
+	# mmap region, at 0x7f... in most processes but not all (0x7e... in
+	# 44 of 3,000 here, which once failed this where it asked for 7f).
+	grep -qE '^	 +7[0-9a-f]{11} (__vdso_)?clock_gettime\+0x[0-9a-f]+ \(\[vdso\]\)$' "$TMP/out.txt"
 }
 
 @test "kernel addresses: capture's KSYMs, else kallsyms of the same boot, or --kallsyms" {
