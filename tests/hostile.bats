@@ -553,7 +553,7 @@ peak_rss() {
 }
 
 @test "a user's program whose CFI names register 130,000,000 costs root no gigabytes; its frames end walks, said" {
-	# libdw would zero 2 GiB for that register at each row it computes
+	# libdw would zero 1 GiB for that register at each row it computes
 	# in the function: for libdwfl's walks of copied stacks (CPU samples)
 	# and for the kernel's unwind tables (blocks) alike.
 	cp "$PROF_WORKLOADS/huge_cfi" "$PUB/huge"

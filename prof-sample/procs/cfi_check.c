@@ -6,13 +6,18 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "diag.h"
 #include "eh_frame_hdr.h"
 #include "upper_bound.h"
 
-/* cc1 has 70,000 FDEs, Chromium 430,000. */
+/* cc1 has 70,000 FDEs, Chromium 430,000; linkers merge .eh_frame's CIEs
+ * to a few, a .debug_frame has one per object file.  libdw keeps about 100
+ * bytes for each CIE it meets. */
 #define MAX_FDES (1u << 22)
+#define MAX_CIES (1u << 16)
 
 struct cie {
 	uint64_t off;
@@ -176,6 +181,111 @@ static const char *program(const uint8_t *p, const uint8_t *end, uint8_t fde_enc
 	return NULL;
 }
 
+/* The bytes of a pointer encoded as enc, as libdw's encoded_value_size()
+ * counts them; 0 for what it counts wrong (LEB128: it stops at the first
+ * byte with the high bit set, which is how LEB128 goes on) or not at all. */
+static unsigned encoded_size(uint8_t enc, unsigned addr_size)
+{
+	switch (enc & 0x0f) {
+	case DW_EH_PE_absptr:
+		return addr_size;
+	case DW_EH_PE_udata2:
+	case DW_EH_PE_sdata2:
+		return 2;
+	case DW_EH_PE_udata4:
+	case DW_EH_PE_sdata4:
+		return 4;
+	case DW_EH_PE_udata8:
+	case DW_EH_PE_sdata8:
+		return 8;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Whether dwarf_next_cfi() may decode the entry at p (its length field)
+ * without reading past it.  libdw 0.188 reads a 'z' CIE's augmentation
+ * data letter by letter before it compares the end with the length the
+ * CIE gives: a CIE of "zPPP" and no data, at the end of a file's mapping,
+ * made it read past the mapping.  So a CIE is followed here as libdw
+ * follows it up to its letters, each letter's bytes must lie within the
+ * entry, and a CIE of what real files never have is refused (an entry
+ * whose length libdw refuses it reads no further).
+ */
+static bool cie_within(const uint8_t *p, const uint8_t *end, bool eh, unsigned addr_size)
+{
+	uint64_t length, id, v;
+	unsigned offset_size = 4;
+	uint32_t w;
+
+	if (end - p < 4)
+		return true;
+	memcpy(&w, p, 4);
+	p += 4;
+	length = w;
+	if (w == 0xffffffff) {
+		if (end - p < 8)
+			return true;
+		memcpy(&length, p, 8);
+		p += 8;
+		offset_size = 8;
+	}
+	if (length == 0 || (uint64_t)(end - p) < length || length < offset_size + 1)
+		return true;
+	end = p + length;
+	if (offset_size == 8) {
+		memcpy(&id, p, 8);
+	} else {
+		memcpy(&w, p, 4);
+		id = w == 0xffffffff ? UINT64_MAX : w;
+	}
+	p += offset_size;
+	if (eh ? id != 0 : id != UINT64_MAX)
+		return true; /* an FDE: read only within it */
+	/* A CIE: from here, what real files never have is refused. */
+	uint8_t version = *p++;
+	const char *aug = (const char *)p;
+	if (!(p = memchr(p, 0, (size_t)(end - p))))
+		return false;
+	p++;
+	if (version >= 4) {
+		if (end - p < 5)
+			return false;
+		p += 2;
+	}
+	if (!leb(&p, end, &v) || !leb(&p, end, &v))
+		return false;
+	if (version >= 3 ? !leb(&p, end, &v) : p++ >= end)
+		return false;
+	if (*aug != 'z')
+		return !*aug; /* no letter is read without 'z' */
+	if (!leb(&p, end, &v) || (uint64_t)(end - p) < v)
+		return false;
+	for (aug++; *aug; aug++) {
+		uint64_t need;
+		switch (*aug) {
+		case 'L':
+		case 'R':
+			need = 1;
+			break;
+		case 'P':
+			if (p >= end || !(need = encoded_size(*p, addr_size)))
+				return false;
+			need += 1;
+			break;
+		case 'S':
+			continue;
+		default:
+			continue; /* libdw skips what it does not know, with 'z' */
+		}
+		if ((uint64_t)(end - p) < need)
+			return false;
+		p += need;
+	}
+	return true;
+}
+
 /* A CIE's FDE pointer encoding, from its augmentation as libdw's
  * intern_new_cie() reads it, and its initial instructions. */
 static const char *add_cie(struct entries *es, uint64_t off, const Dwarf_CIE *c)
@@ -217,6 +327,8 @@ static const char *add_cie(struct entries *es, uint64_t off, const Dwarf_CIE *c)
 		      es->addr_size);
 	if (why)
 		return why;
+	if (es->ncies >= MAX_CIES)
+		return "more CIEs than any real file";
 	es->cies = xreserve(es->cies, &es->cies_cap, es->ncies + 1, sizeof(*es->cies));
 	es->cies[es->ncies++] = cie;
 	return NULL;
@@ -260,6 +372,10 @@ static const char *check_section(struct entries *es, Elf_Data *data, bool eh)
 
 	for (;;) {
 		next = off;
+		if (off < data->d_size &&
+		    !cie_within((const uint8_t *)data->d_buf + off,
+				(const uint8_t *)data->d_buf + data->d_size, eh, es->addr_size))
+			return "a CIE's augmentation past its end, or of a pointer libdw misreads";
 		int r = dwarf_next_cfi(es->ident, data, eh, off, &next, &e);
 		if (r > 0 || (r < 0 && next <= off))
 			break;
@@ -304,7 +420,10 @@ struct eh_frame {
 	GElf_Addr hdr_vaddr;
 };
 
-static bool by_sections(Elf *elf, struct eh_frame *f)
+/* Which .eh_frame and header libdw takes of several depends on their
+ * order and on its version: one of each, or none, is all real files have.
+ * False when libdw takes none this way; *why when the file is refused. */
+static bool by_sections(Elf *elf, struct eh_frame *f, const char **why)
 {
 	Elf_Scn *scn = NULL, *eh = NULL, *hdr = NULL;
 	GElf_Shdr eh_shdr = { 0 }, hdr_shdr = { 0 };
@@ -313,24 +432,29 @@ static bool by_sections(Elf *elf, struct eh_frame *f)
 
 	if (elf_getshdrstrndx(elf, &shstrndx) != 0 || shstrndx == 0)
 		return false;
-	/* libdw's loop: the last .eh_frame before the first .eh_frame_hdr
-	 * that has one before it, or after it the first. */
-	while ((scn = elf_nextscn(elf, scn)) && !(eh && hdr)) {
+	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		const char *name;
-		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
-		    sh.sh_type == SHT_NOBITS)
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
 			continue;
-		if (strcmp(name, ".eh_frame_hdr") == 0)
+		bool is_hdr = strcmp(name, ".eh_frame_hdr") == 0;
+		if (!is_hdr && strcmp(name, ".eh_frame") != 0)
+			continue;
+		if (is_hdr ? hdr != NULL : eh != NULL) {
+			*why = "two sections of one name, .eh_frame or .eh_frame_hdr";
+			return true;
+		}
+		if (is_hdr)
 			hdr = scn, hdr_shdr = sh;
-		else if (strcmp(name, ".eh_frame") == 0)
+		else
 			eh = scn, eh_shdr = sh;
 	}
-	if (!eh || !(d = elf_rawdata(eh, NULL)) || !d->d_buf)
+	/* (libdw takes no NOBITS section: then the segment, or nothing.) */
+	if (!eh || eh_shdr.sh_type == SHT_NOBITS || !(d = elf_rawdata(eh, NULL)) || !d->d_buf)
 		return false;
 	f->data = *d;
 	f->vaddr = eh_shdr.sh_addr;
-	if (hdr && (d = elf_rawdata(hdr, NULL)) && d->d_buf) {
+	if (hdr && hdr_shdr.sh_type != SHT_NOBITS && (d = elf_rawdata(hdr, NULL)) && d->d_buf) {
 		f->hdr = d->d_buf;
 		f->hdr_size = d->d_size;
 		f->hdr_vaddr = hdr_shdr.sh_addr;
@@ -363,10 +487,12 @@ static const char *check_eh_frame(Elf *elf, struct entries *es)
 {
 	struct eh_frame f = { 0 };
 	struct eh_frame_hdr h;
-	const char *why;
+	const char *why = NULL;
 
-	if (!by_sections(elf, &f) && !by_segment(elf, &f))
+	if (!by_sections(elf, &f, &why) && !by_segment(elf, &f))
 		return NULL;
+	if (why)
+		return why;
 	if (f.hdr && !eh_frame_hdr_parse(f.hdr, f.hdr_size, f.hdr_vaddr, &h))
 		return "an .eh_frame_hdr of a layout it does not know";
 	if (f.data.d_buf && (why = check_section(es, &f.data, true)))
@@ -391,9 +517,15 @@ static const char *check_debug_frame(Elf *elf, const unsigned char *ident, unsig
 		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
 		    !strstr(name, "debug_frame") || sh.sh_type == SHT_NOBITS)
 			continue;
-		/* libdw would decompress it first, to what its header claims. */
-		if ((sh.sh_flags & SHF_COMPRESSED) || strncmp(name, ".z", 2) == 0)
-			return "a compressed .debug_frame";
+		/* Decompressed as libdw would (Go compresses its DWARF): to
+		 * what the header claims, which the caller bounded
+		 * (elf_debug_inflated_size()).  libdw ignores a section that
+		 * does not decompress, and takes a GNU one's bytes as they
+		 * are. */
+		if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+			continue;
+		if (strncmp(name, ".z", 2) == 0)
+			elf_compress_gnu(scn, 0, 0);
 		if (!(d = elf_rawdata(scn, NULL)) || !d->d_buf)
 			continue;
 		struct entries es = { .ident = ident, .addr_size = addr_size };
@@ -420,4 +552,75 @@ const char *cfi_check(Elf *elf)
 	free(es.cies);
 	free(es.fdes);
 	return why ? why : check_debug_frame(elf, ident, es.addr_size);
+}
+
+/* Copies on write the pages of the mapping at base (size bytes) that hold
+ * [off, off + len); false if they could not be. */
+static bool freeze_range(uint8_t *base, size_t size, uint64_t off, uint64_t len)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), a, b;
+
+	if (off >= size || len == 0)
+		return true;
+	if (len > size - off)
+		len = size - off;
+	a = ((uintptr_t)base + off) & ~(page - 1);
+	b = ((uintptr_t)base + off + len + page - 1) & ~(page - 1);
+	if (mprotect((void *)a, b - a, PROT_READ | PROT_WRITE) != 0)
+		return false;
+	for (uintptr_t q = a; q < b; q += page) {
+		volatile uint8_t *v = (volatile uint8_t *)q;
+		*v = *v;
+	}
+	return true;
+}
+
+bool cfi_freeze(Elf *elf)
+{
+	size_t size, n, shstrndx, phdr_size = 0;
+	uint8_t *base = (uint8_t *)elf_rawfile(elf, &size);
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	bool ok;
+
+	/* libelf's mapping of a file is page-aligned; an image elsewhere is
+	 * the caller's memory. */
+	if (!base || (uintptr_t)base % (uintptr_t)sysconf(_SC_PAGESIZE) != 0)
+		return true;
+	if (!gelf_getehdr(elf, &eh))
+		return false;
+	if (elf_getphdrnum(elf, &n) == 0)
+		phdr_size = n * eh.e_phentsize;
+	ok = freeze_range(base, size, 0, eh.e_ehsize) &&
+	     freeze_range(base, size, eh.e_phoff, phdr_size);
+	if (ok && elf_getshdrnum(elf, &n) == 0)
+		ok = freeze_range(base, size, eh.e_shoff, n * eh.e_shentsize);
+	/* The names first, by which the sections are found. */
+	if (ok && elf_getshdrstrndx(elf, &shstrndx) == 0 && shstrndx) {
+		GElf_Shdr sh;
+		if ((scn = elf_getscn(elf, shstrndx)) && gelf_getshdr(scn, &sh))
+			ok = freeze_range(base, size, sh.sh_offset, sh.sh_size);
+		for (scn = NULL; ok && (scn = elf_nextscn(elf, scn));) {
+			const char *name;
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+			    !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+				continue;
+			if (strstr(name, "eh_frame") || strstr(name, "debug_frame"))
+				ok = freeze_range(base, size, sh.sh_offset, sh.sh_size);
+			else if ((sh.sh_flags & SHF_COMPRESSED) || strncmp(name, ".z", 2) == 0)
+				ok = freeze_range(base, size, sh.sh_offset, 64); /* its claim */
+		}
+	}
+	/* Without sections: the header, and .eh_frame to the end. */
+	const uint8_t *hdr;
+	size_t hdr_size;
+	GElf_Addr vaddr;
+	struct eh_frame_hdr h;
+	if (ok && eh_frame_hdr_segment(elf, &hdr, &hdr_size, &vaddr)) {
+		uint64_t off = (uint64_t)(hdr - base);
+		ok = freeze_range(base, size, off, hdr_size);
+		if (ok && eh_frame_hdr_parse(hdr, hdr_size, vaddr, &h))
+			ok = freeze_range(base, size, off + (h.eh_frame_vaddr - vaddr), UINT64_MAX);
+	}
+	return ok;
 }

@@ -1,5 +1,6 @@
 #include "eh_frame_hdr.h"
 
+#include <dwarf.h>
 #include <string.h>
 
 #define HDR_VERSION 1
@@ -41,14 +42,19 @@ static int32_t word(const uint8_t *p)
 
 bool eh_frame_hdr_parse(const uint8_t *p, size_t size, GElf_Addr vaddr, struct eh_frame_hdr *h)
 {
-	uint32_t count;
+	uint32_t count = 0;
 
-	if (size < HDR_SIZE || p[0] != HDR_VERSION || p[1] != HDR_PTR_ENC ||
-	    p[2] != HDR_COUNT_ENC || p[3] != HDR_TABLE_ENC)
+	if (size < 8 || p[0] != HDR_VERSION || p[1] != HDR_PTR_ENC)
 		return false;
-	memcpy(&count, p + 8, sizeof(count));
-	if (count > (size - HDR_SIZE) / 8)
-		return false;
+	/* ld writes no table when it cannot make one (hand-written
+	 * assembly's CFI): the count's encoding omitted. */
+	if (p[2] != DW_EH_PE_omit) {
+		if (size < HDR_SIZE || p[2] != HDR_COUNT_ENC)
+			return false;
+		memcpy(&count, p + 8, sizeof(count));
+		if (count && (p[3] != HDR_TABLE_ENC || count > (size - HDR_SIZE) / 8))
+			return false;
+	}
 	h->vaddr = vaddr;
 	h->eh_frame_vaddr = vaddr + 4 + (GElf_Addr)(int64_t)word(p + 4);
 	h->table = p + HDR_SIZE;

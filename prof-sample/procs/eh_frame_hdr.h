@@ -2,9 +2,9 @@
  * .eh_frame_hdr as every linker writes it for x86-64: version 1, the
  * .eh_frame pointer pc-relative, the count 4 bytes, then the binary-search
  * table's pairs (an FDE's first pc, the FDE's address), 4-byte offsets
- * from the header (DW_EH_PE_datarel | DW_EH_PE_sdata4).  Another layout
- * is not read: no real file has one, and a file someone made to have one
- * gains nothing.
+ * from the header (DW_EH_PE_datarel | DW_EH_PE_sdata4); or, where ld could
+ * not make the table, none.  Another layout is not read: no real file has
+ * one, and a file someone made to have one gains nothing.
  */
 #ifndef PROF_SAMPLE_EH_FRAME_HDR_H
 #define PROF_SAMPLE_EH_FRAME_HDR_H
@@ -18,7 +18,7 @@ struct eh_frame_hdr {
 	GElf_Addr vaddr;	  /* the header's file address */
 	GElf_Addr eh_frame_vaddr; /* .eh_frame's, as the header says */
 	const uint8_t *table;
-	size_t count; /* pairs, all within the header's bytes */
+	size_t count; /* pairs, all within the header's bytes (0: no table) */
 };
 
 /* The PT_GNU_EH_FRAME segment's bytes, within the file; false if none. */

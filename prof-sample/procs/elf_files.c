@@ -63,8 +63,9 @@ void elf_files_free(struct elf_files *fs)
 #define INFLATED_BUDGET (512ull << 20)
 
 /* Reads fd's program headers and keeps the file mapped, without fd; NULL
- * if it is not ELF, or is refused (counted in fs's stats). */
-static struct elf_image *load(struct elf_files *fs, int fd, const char *name)
+ * if it is not ELF, or is refused (counted in fs's stats).  What libdw
+ * will read of a file its owner may change is frozen first (cfi_check.h). */
+static struct elf_image *load(struct elf_files *fs, int fd, const char *name, bool frozen)
 {
 	struct elf_files_stats *st = &fs->st;
 	Elf *elf = elf_begin_bounded(fd);
@@ -80,11 +81,18 @@ static struct elf_image *load(struct elf_files *fs, int fd, const char *name)
 		return NULL;
 	}
 	/* Both unwinders hand the file to libdw: only CFI it reads in
-	 * bounded memory. */
-	inflated = elf_debug_inflated_size(elf);
-	why = cfi_check(elf);
+	 * bounded memory.  libdwfl relocates a relocatable file's sections
+	 * in place: in a read-only mapping, a crash. */
+	why = NULL;
+	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
+		why = "a relocatable object, or a core file";
+	else if (frozen && !cfi_freeze(elf))
+		why = "its call-frame information could not be copied";
+	inflated = why ? 0 : elf_debug_inflated_size(elf);
 	if (!why && inflated > INFLATED_BUDGET - fs->inflated)
 		why = "compressed debug sections beyond what is left of 512 MiB for all files";
+	if (!why)
+		why = cfi_check(elf);
 	if (why) {
 		st->refused++;
 		st->last_refused = why;
@@ -150,7 +158,7 @@ struct elf_image *elf_files_get(struct elf_files *fs, uint32_t pid, const struct
 	e = htab_upsert(fs->byid, key, sizeof(key), &created);
 	if (created) {
 		const char *base = strrchr(m->path, '/');
-		f = load(fs, fd, base ? base + 1 : m->path);
+		f = load(fs, fd, base ? base + 1 : m->path, mapped_file_trust(file) != TRUST_SYSTEM);
 		e->val.p = f ? f : xcalloc(1, sizeof(*f));
 	}
 	close(fd);
@@ -204,7 +212,7 @@ const struct elf_image *elf_files_vdso(struct elf_files *fs)
 	if (fd < 0)
 		return NULL;
 	if (write(fd, eh, size) == (ssize_t)size)
-		fs->vdso = load(fs, fd, "[vdso]");
+		fs->vdso = load(fs, fd, "[vdso]", false);
 	close(fd);
 	return fs->vdso;
 }

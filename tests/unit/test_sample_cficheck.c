@@ -2,7 +2,10 @@
  * cfi_check.c: real files' CFI is let through to libdw; a copy of libc
  * with one thing changed in its CFI, each of what could make libdw
  * allocate without bound or read an entry the check did not decode, is
- * refused, saying which.
+ * refused, saying which; so are files made of a few entries for what a
+ * review found libdw 0.188 reads otherwise than the check did; and what
+ * the check read of a file stays what libdw reads after its owner
+ * rewrites it.
  */
 #include <dlfcn.h>
 #include <dwarf.h>
@@ -13,6 +16,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -156,7 +160,7 @@ static const char *changed_program(const uint8_t *change, size_t n, bool fill)
 
 TEST(a_register_number_libdw_would_make_room_for_is_refused)
 {
-	/* DW_CFA_offset_extended, register 130,000,000: 2 GiB to libdw. */
+	/* DW_CFA_offset_extended, register 130,000,000: 1 GiB to libdw. */
 	const uint8_t huge[] = { DW_CFA_offset_extended, 0x80, 0xc9, 0xfe, 0x3d, 0x01 };
 	/* register 256 by DW_CFA_undefined; 255 is let through. */
 	const uint8_t above[] = { DW_CFA_undefined, 0x80, 0x02 };
@@ -226,4 +230,239 @@ TEST(a_table_entry_or_cie_pointer_to_what_the_walk_did_not_decode_is_refused)
 	memcpy(cie_pointer, &v, sizeof(v));
 	CHECK_STR(check_copy(&c), "an FDE whose CIE is not one");
 	free(c.bytes);
+}
+
+/* An x86-64 ET_DYN image of sections (name, bytes), the last one ending
+ * the mapping: the page after it cannot be read.  *size is the image's. */
+struct section {
+	const char *name;
+	const uint8_t *bytes;
+	size_t len;
+};
+
+static char *build_image(const struct section *sec, size_t n, size_t *size, size_t *maplen)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), names = 1 + sizeof(".shstrtab"), data = 0;
+	size_t nsec = n + 2, head = sizeof(Elf64_Ehdr) + sizeof(Elf64_Phdr);
+
+	for (size_t i = 0; i < n; i++)
+		names += strlen(sec[i].name) + 1, data += sec[i].len;
+	size_t shoff = (head + names + 7) & ~(size_t)7;
+	size_t total = shoff + nsec * sizeof(Elf64_Shdr) + data;
+	size_t pages = (total + page - 1) / page, at = pages * page - data;
+	char *img = mmap(NULL, (pages + 1) * page, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (img == MAP_FAILED)
+		return NULL;
+	mprotect(img + pages * page, page, PROT_NONE);
+	*maplen = (pages + 1) * page;
+	*size = pages * page;
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_type = ET_DYN;
+	eh->e_machine = EM_X86_64;
+	eh->e_version = EV_CURRENT;
+	eh->e_phoff = sizeof(*eh);
+	eh->e_shoff = shoff;
+	eh->e_ehsize = sizeof(*eh);
+	eh->e_phentsize = sizeof(Elf64_Phdr);
+	eh->e_phnum = 1;
+	eh->e_shentsize = sizeof(Elf64_Shdr);
+	eh->e_shnum = (Elf64_Half)nsec;
+	eh->e_shstrndx = (Elf64_Half)(nsec - 1);
+	*(Elf64_Phdr *)(img + sizeof(*eh)) = (Elf64_Phdr){ .p_type = PT_LOAD,
+							  .p_flags = PF_R | PF_X,
+							  .p_filesz = *size,
+							  .p_memsz = *size,
+							  .p_align = page };
+	Elf64_Shdr *sh = (Elf64_Shdr *)(img + shoff);
+	size_t name = 1;
+	for (size_t i = 0; i < n; i++) {
+		strcpy(img + head + name, sec[i].name);
+		sh[i + 1] = (Elf64_Shdr){ .sh_name = (Elf64_Word)name, .sh_type = SHT_PROGBITS,
+					  .sh_flags = SHF_ALLOC, .sh_addr = at, .sh_offset = at,
+					  .sh_size = sec[i].len, .sh_addralign = 1 };
+		memcpy(img + at, sec[i].bytes, sec[i].len);
+		name += strlen(sec[i].name) + 1;
+		at += sec[i].len;
+	}
+	strcpy(img + head + name, ".shstrtab");
+	sh[nsec - 1] = (Elf64_Shdr){ .sh_name = (Elf64_Word)name, .sh_type = SHT_STRTAB,
+				     .sh_offset = head, .sh_size = names, .sh_addralign = 1 };
+	return img;
+}
+
+static const char *check_sections(const struct section *sec, size_t n)
+{
+	size_t size, maplen;
+	char *img = build_image(sec, n, &size, &maplen);
+	Elf *elf = img ? elf_memory_bounded(img, size) : NULL;
+	const char *why = elf ? cfi_check(elf) : "not built";
+
+	elf_end(elf);
+	if (img)
+		munmap(img, maplen);
+	return why ? why : "let through";
+}
+
+/* A CIE of augmentation aug and augmentation data (length, then bytes),
+ * return address 16, its CFA rsp + 8; and an FDE of it (pcrel sdata4
+ * pointers) for 256 bytes at 0x1000 with program, no augmentation data. */
+static size_t put_cie(uint8_t *p, const char *aug, const uint8_t *augdata, size_t augdata_len)
+{
+	size_t n = 4, alen = strlen(aug);
+
+	memset(p + n, 0, 4), n += 4; /* CIE id */
+	p[n++] = 1;		     /* version */
+	memcpy(p + n, aug, alen + 1), n += alen + 1;
+	p[n++] = 1;    /* code alignment */
+	p[n++] = 0x78; /* data alignment, -8 */
+	p[n++] = 16;   /* return address */
+	memcpy(p + n, augdata, augdata_len), n += augdata_len;
+	p[n++] = DW_CFA_def_cfa, p[n++] = 7, p[n++] = 8;
+	while (n % 4)
+		p[n++] = DW_CFA_nop;
+	uint32_t len = (uint32_t)(n - 4);
+	memcpy(p, &len, 4);
+	return n;
+}
+
+static size_t put_fde(uint8_t *p, size_t at, size_t cie_at, const uint8_t *program, size_t plen)
+{
+	size_t n = 4;
+	uint32_t v = (uint32_t)(at + 4 - cie_at);
+
+	memcpy(p + n, &v, 4), n += 4;
+	int32_t pc = 0x1000;
+	memcpy(p + n, &pc, 4), n += 4;
+	v = 256;
+	memcpy(p + n, &v, 4), n += 4;
+	p[n++] = 0; /* augmentation data */
+	memcpy(p + n, program, plen), n += plen;
+	while (n % 4)
+		p[n++] = DW_CFA_nop;
+	v = (uint32_t)(n - 4);
+	memcpy(p, &v, 4);
+	return n;
+}
+
+TEST(a_personality_pointer_libdw_misreads_is_refused)
+{
+	/* "zPR", P a ULEB128 (80 03), then R 04: libdw's
+	 * encoded_value_size() takes the personality to end at the 80, and
+	 * R to be 03, so it would start the FDE's program elsewhere than the
+	 * check did: where an FDE made for it names any register. */
+	uint8_t eh[256];
+	const uint8_t augdata[] = { 4, 0x01, 0x80, 0x03, 0x04 };
+	const uint8_t nop = DW_CFA_nop;
+	size_t n = put_cie(eh, "zPR", augdata, sizeof(augdata));
+
+	n += put_fde(eh + n, n, 0, &nop, 1);
+	memset(eh + n, 0, 4), n += 4;
+	CHECK_STR(check_sections(&(struct section){ ".eh_frame", eh, n }, 1),
+		  "a CIE's augmentation past its end, or of a pointer libdw misreads");
+	/* The same CIE with R and P as compilers write them: let through. */
+	const uint8_t usual[] = { 6, 0x9b, 0, 0, 0, 0, 0x1b };
+	n = put_cie(eh, "zPR", usual, sizeof(usual));
+	n += put_fde(eh + n, n, 0, &nop, 1);
+	memset(eh + n, 0, 4), n += 4;
+	CHECK_STR(check_sections(&(struct section){ ".eh_frame", eh, n }, 1), "let through");
+}
+
+TEST(a_cie_whose_letters_pass_the_file_end_is_refused_without_reading_there)
+{
+	/* "zPPPP" and no augmentation data, the last bytes of the mapping:
+	 * libdw 0.188 reads a byte and a pointer for each P first. */
+	uint8_t eh[64];
+	size_t n = put_cie(eh, "zPPPP", (const uint8_t[]){ 0 }, 1);
+
+	CHECK_STR(check_sections(&(struct section){ ".eh_frame", eh, n }, 1),
+		  "a CIE's augmentation past its end, or of a pointer libdw misreads");
+}
+
+TEST(two_sections_named_eh_frame_are_refused)
+{
+	/* Which libdw takes depends on their order and its version: the
+	 * check might read the other. */
+	uint8_t eh[128];
+	const uint8_t huge[] = { DW_CFA_undefined, 0x80, 0xc9, 0xfe, 0x3d };
+	size_t n = put_cie(eh, "zR", (const uint8_t[]){ 1, 0x1b }, 2);
+
+	n += put_fde(eh + n, n, 0, huge, sizeof(huge));
+	memset(eh + n, 0, 4), n += 4;
+	CHECK_STR(check_sections((struct section[]){ { ".eh_frame", eh, n }, { ".eh_frame", eh, n } },
+				 2),
+		  "two sections of one name, .eh_frame or .eh_frame_hdr");
+	CHECK_STR(check_sections(&(struct section){ ".eh_frame", eh, n }, 1),
+		  "a call-frame register number beyond x86-64's");
+}
+
+TEST(more_cies_than_any_real_file_are_refused)
+{
+	/* libdw keeps about 100 bytes for each CIE it meets. */
+	size_t one = 16, n = 0, count = (1u << 16) + 1;
+	uint8_t *eh = malloc(one * count + 4);
+
+	CHECK(eh != NULL);
+	if (!eh)
+		return;
+	for (size_t i = 0; i < count; i++)
+		n += put_cie(eh + n, "", NULL, 0);
+	memset(eh + n, 0, 4), n += 4;
+	CHECK_STR(check_sections(&(struct section){ ".eh_frame", eh, n }, 1),
+		  "more CIEs than any real file");
+	free(eh);
+}
+
+TEST(a_header_without_a_table_is_let_through)
+{
+	/* ld's, where it could not make the table: the count's encoding
+	 * omitted.  libdw walks .eh_frame from its start instead. */
+	struct copy c;
+
+	CHECK(read_copy(libc_path(), &c));
+	c.hdr[2] = DW_EH_PE_omit;
+	CHECK(check_copy(&c) == NULL);
+	free(c.bytes);
+}
+
+TEST(what_the_check_read_stays_what_libdw_reads_after_the_owner_rewrites_the_file)
+{
+	/* A copy of libc in a file, mapped as prof-sample maps a user's,
+	 * then its longest FDE's program rewritten to name register
+	 * 130,000,000 through the file. */
+	const uint8_t huge[] = { DW_CFA_offset_extended, 0x80, 0xc9, 0xfe, 0x3d, 0x01 };
+	char path[] = "/tmp/cficheck-XXXXXX";
+	int fd = mkstemp(path);
+	struct copy c;
+	uint8_t *program = NULL;
+	size_t len;
+
+	CHECK(fd >= 0 && read_copy(libc_path(), &c));
+	if (fd < 0)
+		return;
+	unlink(path);
+	CHECK(write(fd, c.bytes, c.size) == (ssize_t)c.size);
+	longest_fde(&c, &program, &len);
+	off_t at = (off_t)(program - (uint8_t *)c.bytes);
+	Elf *frozen = elf_begin_bounded(fd), *plain = elf_begin_bounded(fd);
+	CHECK(frozen && plain && cfi_freeze(frozen));
+	CHECK(cfi_check(frozen) == NULL);
+	CHECK(pwrite(fd, huge, sizeof(huge), at) == (ssize_t)sizeof(huge));
+	size_t size;
+	const uint8_t *seen = (const uint8_t *)elf_rawfile(frozen, &size) + at;
+	const uint8_t *shown = (const uint8_t *)elf_rawfile(plain, &size) + at;
+	/* The write shows through a mapping not frozen, not through one. */
+	CHECK(memcmp(shown, huge, sizeof(huge)) == 0);
+	CHECK(memcmp(seen, program, sizeof(huge)) == 0);
+	CHECK(cfi_check(frozen) == NULL);
+	CHECK_STR(cfi_check(plain), "a call-frame register number beyond x86-64's");
+	elf_end(frozen);
+	elf_end(plain);
+	free(c.bytes);
+	close(fd);
 }

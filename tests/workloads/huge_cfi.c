@@ -1,6 +1,6 @@
 /*
  * A program whose call-frame information names register 130,000,000, for
- * which libdw would make room: 2 GiB, zeroed, at each row it computes in
+ * which libdw would make room: 1 GiB, zeroed, at each row it computes in
  * the function (cfi_check.h).  main runs, N times (default 250), 5 ms on
  * the CPU and a 20 ms sleep, each inside that function's frame, so that
  * both on-CPU samples and blocks are walked through it.
