@@ -575,10 +575,17 @@ static bool freeze_range(uint8_t *base, size_t size, uint64_t off, uint64_t len)
 	return true;
 }
 
+/* Without section headers libdw reads .eh_frame from where the header
+ * points to the end of the file: copied only if it is within this (a
+ * file can have a hole of gigabytes there). */
+#define MAX_FROZEN_TAIL (64u << 20)
+
 bool cfi_freeze(Elf *elf)
 {
 	size_t size, n, shstrndx, phdr_size = 0;
 	uint8_t *base = (uint8_t *)elf_rawfile(elf, &size);
+	struct eh_frame f = { 0 };
+	const char *why = NULL;
 	Elf_Scn *scn = NULL;
 	GElf_Ehdr eh;
 	bool ok;
@@ -611,16 +618,16 @@ bool cfi_freeze(Elf *elf)
 				ok = freeze_range(base, size, sh.sh_offset, 64); /* its claim */
 		}
 	}
-	/* Without sections: the header, and .eh_frame to the end. */
-	const uint8_t *hdr;
-	size_t hdr_size;
-	GElf_Addr vaddr;
-	struct eh_frame_hdr h;
-	if (ok && eh_frame_hdr_segment(elf, &hdr, &hdr_size, &vaddr)) {
-		uint64_t off = (uint64_t)(hdr - base);
-		ok = freeze_range(base, size, off, hdr_size);
-		if (ok && eh_frame_hdr_parse(hdr, hdr_size, vaddr, &h))
-			ok = freeze_range(base, size, off + (h.eh_frame_vaddr - vaddr), UINT64_MAX);
+	/* Where libdw would go by the segment: its header, and .eh_frame to
+	 * the end. */
+	if (ok && !by_sections(elf, &f, &why) && !why && by_segment(elf, &f)) {
+		ok = freeze_range(base, size, (uint64_t)(f.hdr - base), f.hdr_size);
+		if (ok && f.data.d_buf) {
+			if (f.data.d_size > MAX_FROZEN_TAIL)
+				return false;
+			ok = freeze_range(base, size, (uint64_t)((uint8_t *)f.data.d_buf - base),
+					  f.data.d_size);
+		}
 	}
 	return ok;
 }

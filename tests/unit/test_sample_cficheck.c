@@ -322,7 +322,8 @@ static size_t put_cie(uint8_t *p, const char *aug, const uint8_t *augdata, size_
 	p[n++] = 1;    /* code alignment */
 	p[n++] = 0x78; /* data alignment, -8 */
 	p[n++] = 16;   /* return address */
-	memcpy(p + n, augdata, augdata_len), n += augdata_len;
+	if (augdata_len)
+		memcpy(p + n, augdata, augdata_len), n += augdata_len;
 	p[n++] = DW_CFA_def_cfa, p[n++] = 7, p[n++] = 8;
 	while (n % 4)
 		p[n++] = DW_CFA_nop;
