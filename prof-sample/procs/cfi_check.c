@@ -18,6 +18,10 @@
  * bytes for each CIE it meets. */
 #define MAX_FDES (1u << 22)
 #define MAX_CIES (1u << 16)
+/* libdw turns each expression block into about 72 bytes per byte, for
+ * each process's session: real files have a few PLT and signal-frame
+ * rules of tens of bytes. */
+#define MAX_EXPRESSION_BYTES (64u << 10)
 
 struct cie {
 	uint64_t off;
@@ -29,6 +33,7 @@ struct cie {
 struct entries {
 	const unsigned char *ident;
 	unsigned addr_size;
+	uint64_t *expression_bytes; /* the file's, all sections' */
 	struct cie *cies;
 	size_t ncies, cies_cap;
 	struct fde {
@@ -92,14 +97,15 @@ static bool skip_encoded(const uint8_t **p, const uint8_t *end, uint8_t enc, uns
 
 /* Each instruction of a CIE's or FDE's program, as libdw's execute_cfi()
  * reads it: what it could make libdw allocate is bounded. */
-static const char *program(const uint8_t *p, const uint8_t *end, uint8_t fde_encoding,
-			   unsigned addr_size)
+static const char *program(const struct entries *es, const uint8_t *p, const uint8_t *end,
+			   uint8_t fde_encoding)
 {
+	unsigned addr_size = es->addr_size;
 	unsigned depth = 0;
 
 	while (p < end) {
 		uint8_t op = *p++;
-		uint64_t reg = 0, v;
+		uint64_t reg = 0, v = 0;
 		bool ok;
 
 		switch (op & 0xc0) {
@@ -152,6 +158,7 @@ static const char *program(const uint8_t *p, const uint8_t *end, uint8_t fde_enc
 			break;
 		case DW_CFA_def_cfa_expression:
 			ok = leb(&p, end, &v) && skip(&p, end, v);
+			*es->expression_bytes += v;
 			break;
 		case DW_CFA_restore_extended:
 		case DW_CFA_undefined:
@@ -169,6 +176,7 @@ static const char *program(const uint8_t *p, const uint8_t *end, uint8_t fde_enc
 		case DW_CFA_expression:
 		case DW_CFA_val_expression:
 			ok = leb(&p, end, &reg) && leb(&p, end, &v) && skip(&p, end, v);
+			*es->expression_bytes += v;
 			break;
 		default:
 			return "a call-frame instruction it does not know";
@@ -177,6 +185,8 @@ static const char *program(const uint8_t *p, const uint8_t *end, uint8_t fde_enc
 			return "call-frame instructions cut short";
 		if (reg > CFI_MAX_REGISTER)
 			return "a call-frame register number beyond x86-64's";
+		if (*es->expression_bytes > MAX_EXPRESSION_BYTES)
+			return "more call-frame expressions than any real file";
 	}
 	return NULL;
 }
@@ -323,8 +333,7 @@ static const char *add_cie(struct entries *es, uint64_t off, const Dwarf_CIE *c)
 			break; /* 'S', and what libdw skips with 'z' */
 		}
 	}
-	why = program(c->initial_instructions, c->initial_instructions_end, cie.fde_encoding,
-		      es->addr_size);
+	why = program(es, c->initial_instructions, c->initial_instructions_end, cie.fde_encoding);
 	if (why)
 		return why;
 	if (es->ncies >= MAX_CIES)
@@ -358,7 +367,7 @@ static const char *check_fde(const struct entries *es, const Dwarf_FDE *f)
 	    !skip_encoded(&p, f->end, c->fde_encoding & 0x0f, es->addr_size) ||
 	    (c->sized && (!leb(&p, f->end, &len) || !skip(&p, f->end, len))))
 		return "an FDE cut short";
-	return program(p, f->end, c->fde_encoding, es->addr_size);
+	return program(es, p, f->end, c->fde_encoding);
 }
 
 /* Walks data as libdw does when it has no table (and skips what it
@@ -392,7 +401,10 @@ static const char *check_section(struct entries *es, Elf_Data *data, bool eh)
 		off = next;
 	}
 	for (size_t i = 0; i < es->nfdes && !why; i++) {
-		dwarf_next_cfi(es->ident, data, eh, es->fdes[i].off, &next, &e);
+		/* The same bytes as the walk's (frozen, or the caller's). */
+		if (dwarf_next_cfi(es->ident, data, eh, es->fdes[i].off, &next, &e) != 0 ||
+		    dwarf_cfi_cie_p(&e))
+			return "an FDE that changed while it was read";
 		why = check_fde(es, &e.fde);
 	}
 	return why;
@@ -502,11 +514,24 @@ static const char *check_eh_frame(Elf *elf, struct entries *es)
 
 /* Every section libdw could take for .debug_frame (a file's own, when it
  * is not stripped). */
-static const char *check_debug_frame(Elf *elf, const unsigned char *ident, unsigned addr_size)
+/* The sections libdw's dwarf_begin_elf() could take as .debug_frame. */
+static bool libdw_debug_frame(const char *name)
+{
+	return strstr(name, "debug_frame") &&
+	       (strncmp(name, ".debug", 6) == 0 || strncmp(name, ".gnu.debuglto_", 14) == 0);
+}
+
+/* Every section libdw could take for .debug_frame (a file's own, when it
+ * is not stripped).  GNU's compression (.zdebug_*) is refused: libdw
+ * decompresses such a section whenever it opens the file's DWARF, for
+ * each process's session, and bytes that begin "ZLIB" again once more;
+ * toolchains have used SHF_COMPRESSED instead for a decade. */
+static const char *check_debug_frame(Elf *elf, struct entries *file)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
 	const char *why = NULL;
+	unsigned n = 0;
 
 	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
 		return NULL;
@@ -514,21 +539,26 @@ static const char *check_debug_frame(Elf *elf, const unsigned char *ident, unsig
 		GElf_Shdr sh;
 		const char *name;
 		Elf_Data *d;
-		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
-		    !strstr(name, "debug_frame") || sh.sh_type == SHT_NOBITS)
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
 			continue;
-		/* Decompressed as libdw would (Go compresses its DWARF): to
-		 * what the header claims, which the caller bounded
+		if (strncmp(name, ".zdebug", 7) == 0)
+			return "GNU-compressed debug sections (.zdebug)";
+		if (!libdw_debug_frame(name) || sh.sh_type == SHT_NOBITS)
+			continue;
+		/* libdw takes the first; more only cost the check's time. */
+		if (++n > 4)
+			return "more .debug_frame sections than libdw reads";
+		/* Decompressed as libdw would (Go compresses its DWARF), once:
+		 * to what the header claims, which the caller bounded
 		 * (elf_debug_inflated_size()).  libdw ignores a section that
-		 * does not decompress, and takes a GNU one's bytes as they
-		 * are. */
+		 * does not decompress. */
 		if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
 			continue;
-		if (strncmp(name, ".z", 2) == 0)
-			elf_compress_gnu(scn, 0, 0);
 		if (!(d = elf_rawdata(scn, NULL)) || !d->d_buf)
 			continue;
-		struct entries es = { .ident = ident, .addr_size = addr_size };
+		struct entries es = { .ident = file->ident,
+				      .addr_size = file->addr_size,
+				      .expression_bytes = file->expression_bytes };
 		why = check_section(&es, d, false);
 		free(es.cies);
 		free(es.fdes);
@@ -539,7 +569,8 @@ static const char *check_debug_frame(Elf *elf, const unsigned char *ident, unsig
 const char *cfi_check(Elf *elf)
 {
 	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
-	struct entries es = { .ident = ident };
+	uint64_t expression_bytes = 0;
+	struct entries es = { .ident = ident, .expression_bytes = &expression_bytes };
 	const char *why;
 
 	if (!ident)
@@ -551,83 +582,103 @@ const char *cfi_check(Elf *elf)
 	why = check_eh_frame(elf, &es);
 	free(es.cies);
 	free(es.fdes);
-	return why ? why : check_debug_frame(elf, ident, es.addr_size);
+	return why ? why : check_debug_frame(elf, &es);
 }
 
-/* Copies on write the pages of the mapping at base (size bytes) that hold
- * [off, off + len); false if they could not be. */
-static bool freeze_range(uint8_t *base, size_t size, uint64_t off, uint64_t len)
+/* The pages of a mapping to copy on write: counted first (dry), then
+ * written to. */
+struct freezer {
+	uint8_t *base;
+	size_t size;
+	bool dry;
+	uint64_t bytes; /* the pages' */
+	bool failed;
+};
+
+/* Copies on write the pages that hold [off, off + len). */
+static void freeze_range(struct freezer *z, uint64_t off, uint64_t len)
 {
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), a, b;
 
-	if (off >= size || len == 0)
-		return true;
-	if (len > size - off)
-		len = size - off;
-	a = ((uintptr_t)base + off) & ~(page - 1);
-	b = ((uintptr_t)base + off + len + page - 1) & ~(page - 1);
-	if (mprotect((void *)a, b - a, PROT_READ | PROT_WRITE) != 0)
-		return false;
+	if (off >= z->size || len == 0 || z->failed)
+		return;
+	if (len > z->size - off)
+		len = z->size - off;
+	a = ((uintptr_t)z->base + off) & ~(page - 1);
+	b = ((uintptr_t)z->base + off + len + page - 1) & ~(page - 1);
+	z->bytes += b - a;
+	if (z->dry)
+		return;
+	if (mprotect((void *)a, b - a, PROT_READ | PROT_WRITE) != 0) {
+		z->failed = true;
+		return;
+	}
 	for (uintptr_t q = a; q < b; q += page) {
 		volatile uint8_t *v = (volatile uint8_t *)q;
 		*v = *v;
 	}
-	return true;
 }
 
 /* Without section headers libdw reads .eh_frame from where the header
- * points to the end of the file: copied only if it is within this (a
- * file can have a hole of gigabytes there). */
-#define MAX_FROZEN_TAIL (64u << 20)
-
-bool cfi_freeze(Elf *elf)
+ * points to the end of the file. */
+static void freeze_all(Elf *elf, struct freezer *z)
 {
-	size_t size, n, shstrndx, phdr_size = 0;
-	uint8_t *base = (uint8_t *)elf_rawfile(elf, &size);
+	size_t n, shstrndx;
 	struct eh_frame f = { 0 };
 	const char *why = NULL;
-	Elf_Scn *scn = NULL;
+	Elf_Scn *scn;
 	GElf_Ehdr eh;
-	bool ok;
+	bool is64 = gelf_getclass(elf) == ELFCLASS64;
 
-	/* libelf's mapping of a file is page-aligned; an image elsewhere is
-	 * the caller's memory. */
-	if (!base || (uintptr_t)base % (uintptr_t)sysconf(_SC_PAGESIZE) != 0)
-		return true;
-	if (!gelf_getehdr(elf, &eh))
-		return false;
+	if (!gelf_getehdr(elf, &eh)) {
+		z->failed = true;
+		return;
+	}
+	/* libelf uses the headers in place, whatever sizes they claim. */
+	freeze_range(z, 0, is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr));
 	if (elf_getphdrnum(elf, &n) == 0)
-		phdr_size = n * eh.e_phentsize;
-	ok = freeze_range(base, size, 0, eh.e_ehsize) &&
-	     freeze_range(base, size, eh.e_phoff, phdr_size);
-	if (ok && elf_getshdrnum(elf, &n) == 0)
-		ok = freeze_range(base, size, eh.e_shoff, n * eh.e_shentsize);
-	/* The names first, by which the sections are found. */
-	if (ok && elf_getshdrstrndx(elf, &shstrndx) == 0 && shstrndx) {
+		freeze_range(z, eh.e_phoff, n * (is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr)));
+	if (elf_getshdrnum(elf, &n) == 0)
+		freeze_range(z, eh.e_shoff, n * (is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr)));
+	/* The names, by which the sections are found, and the sections. */
+	if (elf_getshdrstrndx(elf, &shstrndx) == 0 && shstrndx) {
 		GElf_Shdr sh;
 		if ((scn = elf_getscn(elf, shstrndx)) && gelf_getshdr(scn, &sh))
-			ok = freeze_range(base, size, sh.sh_offset, sh.sh_size);
-		for (scn = NULL; ok && (scn = elf_nextscn(elf, scn));) {
+			freeze_range(z, sh.sh_offset, sh.sh_size);
+		for (scn = NULL; (scn = elf_nextscn(elf, scn));) {
 			const char *name;
 			if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
 			    !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
 				continue;
-			if (strstr(name, "eh_frame") || strstr(name, "debug_frame"))
-				ok = freeze_range(base, size, sh.sh_offset, sh.sh_size);
-			else if ((sh.sh_flags & SHF_COMPRESSED) || strncmp(name, ".z", 2) == 0)
-				ok = freeze_range(base, size, sh.sh_offset, 64); /* its claim */
+			if (strstr(name, "eh_frame") || libdw_debug_frame(name))
+				freeze_range(z, sh.sh_offset, sh.sh_size);
+			else if (sh.sh_flags & SHF_COMPRESSED)
+				freeze_range(z, sh.sh_offset, 64); /* its claim */
 		}
 	}
-	/* Where libdw would go by the segment: its header, and .eh_frame to
-	 * the end. */
-	if (ok && !by_sections(elf, &f, &why) && !why && by_segment(elf, &f)) {
-		ok = freeze_range(base, size, (uint64_t)(f.hdr - base), f.hdr_size);
-		if (ok && f.data.d_buf) {
-			if (f.data.d_size > MAX_FROZEN_TAIL)
-				return false;
-			ok = freeze_range(base, size, (uint64_t)((uint8_t *)f.data.d_buf - base),
-					  f.data.d_size);
-		}
+	if (!by_sections(elf, &f, &why) && !why && by_segment(elf, &f)) {
+		freeze_range(z, (uint64_t)(f.hdr - z->base), f.hdr_size);
+		if (f.data.d_buf)
+			freeze_range(z, (uint64_t)((uint8_t *)f.data.d_buf - z->base), f.data.d_size);
 	}
-	return ok;
+}
+
+bool cfi_freeze(Elf *elf, uint64_t max, uint64_t *bytes)
+{
+	struct freezer z = { 0 };
+
+	*bytes = 0;
+	z.base = (uint8_t *)elf_rawfile(elf, &z.size);
+	/* libelf's mapping of a file is page-aligned; an image elsewhere is
+	 * the caller's memory. */
+	if (!z.base || (uintptr_t)z.base % (uintptr_t)sysconf(_SC_PAGESIZE) != 0)
+		return true;
+	z.dry = true;
+	freeze_all(elf, &z);
+	if (z.failed || z.bytes > max)
+		return false;
+	z = (struct freezer){ .base = z.base, .size = z.size };
+	freeze_all(elf, &z);
+	*bytes = z.bytes;
+	return !z.failed;
 }

@@ -26,6 +26,7 @@
 
 #include <gelf.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 /* x86-64's DWARF register numbers end at 125 (k7); libdw's own ABI rules
  * use up to 31. */
@@ -35,13 +36,15 @@
 
 /* Makes the bytes cfi_check() reads of elf (opened by elf_begin(), as
  * ELF_C_READ_MMAP maps it) the process's own: the pages of its headers,
- * its section names, its .eh_frame, .eh_frame_hdr and .debug_frame, and
- * its compressed sections' claims.  A MAP_PRIVATE mapping shows the
- * owner's later writes to the file until a page is written to here, and
- * libdw reads the CFI long after the check; this writes each page once.
- * False if a page could not be made writable.  For files their owners may
- * change: the system's are root's. */
-bool cfi_freeze(Elf *elf);
+ * its section names, its .eh_frame, .eh_frame_hdr and .debug_frame (or,
+ * without sections, .eh_frame to the end of the file), and its compressed
+ * sections' claims.  A MAP_PRIVATE mapping shows the owner's later writes
+ * to the file until a page is written to here, and libdw reads the CFI
+ * long after the check; this writes each page once, *bytes of them.
+ * False, and nothing copied, if that would be more than max bytes, or a
+ * page could not be made writable.  For files their owners may change:
+ * the system's are root's. */
+bool cfi_freeze(Elf *elf, uint64_t max, uint64_t *bytes);
 
 /* NULL if libdw may read elf's .eh_frame (the one it would choose) and
  * .debug_frame; otherwise why not, for a message. */

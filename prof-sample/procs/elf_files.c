@@ -20,7 +20,7 @@ struct elf_files {
 	struct htab *byid; /* device, inode -> struct elf_image (elf NULL: not ELF) */
 	struct elf_image *vdso;
 	bool vdso_tried;
-	uint64_t inflated; /* what the images held may decompress, together */
+	uint64_t inflated; /* what the images held may decompress or copy, together */
 	uint64_t sweeps;
 	struct elf_files_stats st;
 };
@@ -57,9 +57,11 @@ void elf_files_free(struct elf_files *fs)
 }
 
 /* A user's file whose compressed debug sections claim a gigabyte is a
- * megabyte on disk: the images held may decompress this much together,
+ * megabyte on disk, and one with a hole for its .eh_frame takes none: the
+ * images held may decompress and copy (cfi_freeze()) this much together,
  * and a file that would take more is refused until others are let go of
- * (the system's own files are stripped, and claim nothing). */
+ * (the system's own files are stripped, claim nothing, and are not
+ * copied). */
 #define INFLATED_BUDGET (512ull << 20)
 
 /* Reads fd's program headers and keeps the file mapped, without fd; NULL
@@ -84,13 +86,15 @@ static struct elf_image *load(struct elf_files *fs, int fd, const char *name, bo
 	 * bounded memory.  libdwfl relocates a relocatable file's sections
 	 * in place: in a read-only mapping, a crash. */
 	why = NULL;
+	inflated = 0;
 	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
 		why = "a relocatable object, or a core file";
-	else if (frozen && !cfi_freeze(elf))
-		why = "its call-frame information could not be copied";
-	inflated = why ? 0 : elf_debug_inflated_size(elf);
-	if (!why && inflated > INFLATED_BUDGET - fs->inflated)
+	else if (frozen && !cfi_freeze(elf, INFLATED_BUDGET - fs->inflated, &inflated))
+		why = "its call-frame information beyond what is left of 512 MiB to copy it in";
+	uint64_t claimed = why ? 0 : elf_debug_inflated_size(elf);
+	if (!why && claimed > INFLATED_BUDGET - fs->inflated - inflated)
 		why = "compressed debug sections beyond what is left of 512 MiB for all files";
+	inflated += claimed;
 	if (!why)
 		why = cfi_check(elf);
 	if (why) {

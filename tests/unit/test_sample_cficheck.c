@@ -451,7 +451,12 @@ TEST(what_the_check_read_stays_what_libdw_reads_after_the_owner_rewrites_the_fil
 	longest_fde(&c, &program, &len);
 	off_t at = (off_t)(program - (uint8_t *)c.bytes);
 	Elf *frozen = elf_begin_bounded(fd), *plain = elf_begin_bounded(fd);
-	CHECK(frozen && plain && cfi_freeze(frozen));
+	uint64_t bytes = 0;
+	/* What it copies counts against its caller's budget. */
+	CHECK(frozen && plain && !cfi_freeze(frozen, 4096, &bytes) && bytes == 0);
+	CHECK(cfi_freeze(frozen, UINT64_MAX, &bytes));
+	printf("# %zu bytes of libc, %" PRIu64 " copied\n", c.size, bytes);
+	CHECK(bytes > 4096 && bytes < c.size / 4);
 	CHECK(cfi_check(frozen) == NULL);
 	CHECK(pwrite(fd, huge, sizeof(huge), at) == (ssize_t)sizeof(huge));
 	size_t size;
