@@ -12,6 +12,7 @@
 #include <elfutils/libdw.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <stddef.h>
 #include <gnu/libc-version.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -469,6 +470,94 @@ TEST(what_the_check_read_stays_what_libdw_reads_after_the_owner_rewrites_the_fil
 	CHECK_STR(cfi_check(plain), "a call-frame register number beyond x86-64's");
 	elf_end(frozen);
 	elf_end(plain);
+	free(c.bytes);
+	close(fd);
+}
+
+/* The second review's cases. */
+
+TEST(gnu_compressed_sections_are_refused)
+{
+	/* libdw inflates a .zdebug section whenever it opens the DWARF, for
+	 * each process's session, and again when the bytes say "ZLIB". */
+	uint8_t eh[64];
+	size_t n = put_cie(eh, "zR", (const uint8_t[]){ 1, 0x1b }, 2);
+
+	memset(eh + n, 0, 4), n += 4;
+	CHECK_STR(check_sections((struct section[]){ { ".eh_frame", eh, n },
+						     { ".zdebug_frame", (const uint8_t *)"ZLIB", 4 } },
+				 2),
+		  "GNU-compressed debug sections (.zdebug)");
+}
+
+TEST(more_expression_bytes_than_any_real_file_are_refused)
+{
+	/* libdw turns each byte into about 72, for each session. */
+	size_t len = (64u << 10) + 1, n;
+	uint8_t *eh = calloc(1, len + 256), *program = calloc(1, len + 4);
+
+	CHECK(eh && program);
+	if (!eh || !program)
+		return;
+	program[0] = DW_CFA_def_cfa_expression;
+	program[1] = 0x81, program[2] = 0x80, program[3] = 0x04; /* 65,537 */
+	n = put_cie(eh, "zR", (const uint8_t[]){ 1, 0x1b }, 2);
+	n += put_fde(eh + n, n, 0, program, len + 4);
+	memset(eh + n, 0, 4), n += 4;
+	CHECK_STR(check_sections(&(struct section){ ".eh_frame", eh, n }, 1),
+		  "more call-frame expressions than any real file");
+	/* 64 KiB is let through. */
+	program[1] = 0x80, program[2] = 0x80, program[3] = 0x04;
+	n = put_cie(eh, "zR", (const uint8_t[]){ 1, 0x1b }, 2);
+	n += put_fde(eh + n, n, 0, program, len + 3);
+	memset(eh + n, 0, 4), n += 4;
+	CHECK_STR(check_sections(&(struct section){ ".eh_frame", eh, n }, 1), "let through");
+	free(eh);
+	free(program);
+}
+
+TEST(more_debug_frame_sections_than_libdw_reads_are_refused)
+{
+	/* libdw takes the first; each more cost the check a walk. */
+	uint8_t df[64];
+	size_t n = 0;
+	struct section five[5];
+
+	/* A .debug_frame CIE: id 0xffffffff, version 1, no augmentation. */
+	const uint8_t cie[] = { 12, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 1, 0, 1, 0x78, 16,
+				DW_CFA_def_cfa, 7, 8 };
+	memcpy(df, cie, sizeof(cie)), n = sizeof(cie);
+	for (size_t i = 0; i < 5; i++)
+		five[i] = (struct section){ ".debug_frame", df, n };
+	CHECK_STR(check_sections(five, 4), "let through");
+	CHECK_STR(check_sections(five, 5), "more .debug_frame sections than libdw reads");
+}
+
+TEST(headers_claiming_no_size_are_copied_all_the_same)
+{
+	/* libelf uses the ELF header in place whatever e_ehsize says: a
+	 * later e_shstrndx would name another section .eh_frame. */
+	char path[] = "/tmp/cficheck-XXXXXX";
+	int fd = mkstemp(path);
+	struct copy c;
+	uint64_t bytes;
+	const uint16_t zero = 0, other = 3;
+
+	CHECK(fd >= 0 && read_copy(libc_path(), &c));
+	if (fd < 0)
+		return;
+	unlink(path);
+	/* (And none for its program headers, which share its page.) */
+	memcpy(c.bytes + offsetof(Elf64_Ehdr, e_ehsize), &zero, sizeof(zero));
+	memcpy(c.bytes + offsetof(Elf64_Ehdr, e_phentsize), &zero, sizeof(zero));
+	CHECK(write(fd, c.bytes, c.size) == (ssize_t)c.size);
+	Elf *elf = elf_begin_bounded(fd);
+	CHECK(elf && cfi_freeze(elf, UINT64_MAX, &bytes));
+	CHECK(pwrite(fd, &other, sizeof(other), offsetof(Elf64_Ehdr, e_shstrndx)) == sizeof(other));
+	size_t size;
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)elf_rawfile(elf, &size);
+	CHECK_INT(eh->e_shstrndx, ((const Elf64_Ehdr *)c.bytes)->e_shstrndx);
+	elf_end(elf);
 	free(c.bytes);
 	close(fd);
 }
