@@ -67,32 +67,40 @@ static bool skip(const uint8_t **p, const uint8_t *end, uint64_t n)
 	return true;
 }
 
+/* The bytes of a pointer encoded as enc, as libdw's encoded_value_size()
+ * counts them; 0 for what it counts wrong (LEB128: it stops at the first
+ * byte with the high bit set, which is how LEB128 goes on) or not at all. */
+static unsigned encoded_size(uint8_t enc, unsigned addr_size)
+{
+	switch (enc & 0x0f) {
+	case DW_EH_PE_absptr:
+		return addr_size;
+	case DW_EH_PE_udata2:
+	case DW_EH_PE_sdata2:
+		return 2;
+	case DW_EH_PE_udata4:
+	case DW_EH_PE_sdata4:
+		return 4;
+	case DW_EH_PE_udata8:
+	case DW_EH_PE_sdata8:
+		return 8;
+	default:
+		return 0;
+	}
+}
+
 /* Past a pointer encoded as enc; false for the encodings linkers do not
  * write for x86-64 (aligned, omitted where one is due). */
 static bool skip_encoded(const uint8_t **p, const uint8_t *end, uint8_t enc, unsigned addr_size)
 {
+	unsigned n = encoded_size(enc, addr_size);
 	uint64_t v;
 
 	if (enc == DW_EH_PE_omit || (enc & 0x70) == DW_EH_PE_aligned)
 		return false;
-	switch (enc & 0x0f) {
-	case DW_EH_PE_absptr:
-		return skip(p, end, addr_size);
-	case DW_EH_PE_udata2:
-	case DW_EH_PE_sdata2:
-		return skip(p, end, 2);
-	case DW_EH_PE_udata4:
-	case DW_EH_PE_sdata4:
-		return skip(p, end, 4);
-	case DW_EH_PE_udata8:
-	case DW_EH_PE_sdata8:
-		return skip(p, end, 8);
-	case DW_EH_PE_uleb128:
-	case DW_EH_PE_sleb128:
+	if ((enc & 0x07) == DW_EH_PE_uleb128) /* and sleb128 */
 		return leb(p, end, &v);
-	default:
-		return false;
-	}
+	return n && skip(p, end, n);
 }
 
 /* Each instruction of a CIE's or FDE's program, as libdw's execute_cfi()
@@ -189,28 +197,6 @@ static const char *program(const struct entries *es, const uint8_t *p, const uin
 			return "more call-frame expressions than any real file";
 	}
 	return NULL;
-}
-
-/* The bytes of a pointer encoded as enc, as libdw's encoded_value_size()
- * counts them; 0 for what it counts wrong (LEB128: it stops at the first
- * byte with the high bit set, which is how LEB128 goes on) or not at all. */
-static unsigned encoded_size(uint8_t enc, unsigned addr_size)
-{
-	switch (enc & 0x0f) {
-	case DW_EH_PE_absptr:
-		return addr_size;
-	case DW_EH_PE_udata2:
-	case DW_EH_PE_sdata2:
-		return 2;
-	case DW_EH_PE_udata4:
-	case DW_EH_PE_sdata4:
-		return 4;
-	case DW_EH_PE_udata8:
-	case DW_EH_PE_sdata8:
-		return 8;
-	default:
-		return 0;
-	}
 }
 
 /*
@@ -512,8 +498,6 @@ static const char *check_eh_frame(Elf *elf, struct entries *es)
 	return f.hdr ? check_table(es, &h, f.vaddr) : NULL;
 }
 
-/* Every section libdw could take for .debug_frame (a file's own, when it
- * is not stripped). */
 /* The sections libdw's dwarf_begin_elf() could take as .debug_frame. */
 static bool libdw_debug_frame(const char *name)
 {
@@ -619,8 +603,7 @@ static void freeze_range(struct freezer *z, uint64_t off, uint64_t len)
 	}
 }
 
-/* Without section headers libdw reads .eh_frame from where the header
- * points to the end of the file. */
+/* Every range cfi_freeze() copies (cfi_check.h). */
 static void freeze_all(Elf *elf, struct freezer *z)
 {
 	size_t n, shstrndx;
@@ -656,6 +639,8 @@ static void freeze_all(Elf *elf, struct freezer *z)
 				freeze_range(z, sh.sh_offset, 64); /* its claim */
 		}
 	}
+	/* Without section headers libdw reads .eh_frame from where the
+	 * header points to the end of the file. */
 	if (!by_sections(elf, &f, &why) && !why && by_segment(elf, &f)) {
 		freeze_range(z, (uint64_t)(f.hdr - z->base), f.hdr_size);
 		if (f.data.d_buf)

@@ -75,7 +75,7 @@ static struct elf_image *load(struct elf_files *fs, int fd, const char *name, bo
 	GElf_Ehdr eh;
 	size_t phnum;
 	const char *why;
-	uint64_t inflated;
+	uint64_t left = INFLATED_BUDGET - fs->inflated, copied = 0, claimed = 0;
 
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
 	    elf_getphdrnum(elf, &phnum) != 0) {
@@ -85,17 +85,13 @@ static struct elf_image *load(struct elf_files *fs, int fd, const char *name, bo
 	/* Both unwinders hand the file to libdw: only CFI it reads in
 	 * bounded memory.  libdwfl relocates a relocatable file's sections
 	 * in place: in a read-only mapping, a crash. */
-	why = NULL;
-	inflated = 0;
 	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
 		why = "a relocatable object, or a core file";
-	else if (frozen && !cfi_freeze(elf, INFLATED_BUDGET - fs->inflated, &inflated))
+	else if (frozen && !cfi_freeze(elf, left, &copied))
 		why = "its call-frame information beyond what is left of 512 MiB to copy it in";
-	uint64_t claimed = why ? 0 : elf_debug_inflated_size(elf);
-	if (!why && claimed > INFLATED_BUDGET - fs->inflated - inflated)
+	else if ((claimed = elf_debug_inflated_size(elf)) > left - copied)
 		why = "compressed debug sections beyond what is left of 512 MiB for all files";
-	inflated += claimed;
-	if (!why)
+	else
 		why = cfi_check(elf);
 	if (why) {
 		st->refused++;
@@ -104,8 +100,8 @@ static struct elf_image *load(struct elf_files *fs, int fd, const char *name, bo
 		return NULL;
 	}
 	f = xcalloc(1, sizeof(*f));
-	f->inflated = inflated;
-	fs->inflated += inflated;
+	f->inflated = copied + claimed;
+	fs->inflated += f->inflated;
 	f->loads = xcalloc(phnum ? phnum : 1, sizeof(*f->loads));
 	for (size_t i = 0; i < phnum; i++) {
 		GElf_Phdr ph;

@@ -27,7 +27,7 @@ struct elf_image {
 	GElf_Addr low, high;		 /* the loaded image, as file addresses */
 	size_t nloads;
 	GElf_Phdr *loads;		 /* its PT_LOAD headers */
-	uint64_t inflated;		 /* elf_files.c's: elf_debug_inflated_size(), */
+	uint64_t inflated;		 /* elf_files.c's: what it may inflate and copies, */
 	unsigned holders;		 /* the Dwfls that hold it, */
 	uint64_t used;			 /* and the sweeps done when last asked for */
 };
@@ -45,9 +45,10 @@ void elf_files_free(struct elf_files *fs);
 struct elf_image *elf_files_get(struct elf_files *fs, uint32_t pid, const struct mapping *m);
 
 struct elf_files_stats {
-	/* Files not used because libdw could not be trusted to read their
-	 * CFI in bounded memory (cfi_check.h), or their compressed debug
-	 * sections would pass the images' budget; and why the last was not. */
+	/* Files not used because libdw could not be trusted with them: CFI
+	 * it would not read in bounded memory (cfi_check.h), what it would
+	 * inflate or the freeze copy past the images' budget, or a file it
+	 * would relocate; and why the last was not used. */
 	uint64_t refused;
 	const char *last_refused;
 };
