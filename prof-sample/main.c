@@ -26,6 +26,7 @@
 #include "profile.skel.h"
 #include "recorder.h"
 #include "session.h"
+#include "sigbus_guard.h"
 #include "sink.h"
 #include "source.h"
 #include "targets.h"
@@ -203,6 +204,8 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
+	/* Users' files are mapped, and their owners may truncate them. */
+	sigbus_guard_install();
 	options_parse(argc, argv, &opt);
 	if (opt.cache_list || opt.cache_prune)
 		return tend_cache(&opt);

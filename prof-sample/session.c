@@ -16,6 +16,7 @@
 #include "profile.h"
 #include "profile.skel.h"
 #include "recorder.h"
+#include "sigbus_guard.h"
 #include "waits.h"
 
 /* Storing in the build-id cache goes this long at a time between reads of
@@ -475,6 +476,7 @@ static void report_cache(const struct build_id_cache_stats *st, const struct opt
 static void report_files(const struct mapped_files *f, bool verbose)
 {
 	const struct file_reader_stats *r = f->reader ? file_reader_stats(f->reader) : NULL;
+	uint64_t zeroed;
 
 	if (verbose)
 		warnx("mapped files: %" PRIu64 " opened through processes, %" PRIu64
@@ -483,6 +485,10 @@ static void report_files(const struct mapped_files *f, bool verbose)
 		      "%" PRIu64 " let go of, %zu kept at the end (%zu open)",
 		      f->opened_privileged, f->opened_by_path, f->copied, f->unreadable,
 		      f->mismatched, f->released, f->n, f->open_fds);
+	if ((zeroed = sigbus_guard_pages(NULL)))
+		warnx("%" PRIu64 " page(s) of mapped files read as zeros: their owners truncated "
+		      "them while they were read; frames in them may be misnamed, or their walks "
+		      "cut short", zeroed);
 	if (r && r->given_up)
 		warnx("%" PRIu64 " file(s) given up after %d s on a file system that did not "
 		      "answer (a FUSE server stopped?): their frames stay unresolved",

@@ -18,6 +18,7 @@
 #include "frames_text.h"
 #include "modules.h"
 #include "pprof_sink.h"
+#include "sigbus_guard.h"
 #include "stream.h"
 #include "symbolizer.h"
 
@@ -257,7 +258,7 @@ static bool report_cut(const struct symbolizer *s, const char *name)
 
 static void report(const struct symbolizer *s, bool verbose)
 {
-	uint64_t cut = cap_loss_cut(s->lost);
+	uint64_t cut = cap_loss_cut(s->lost), zeroed;
 
 	/* What makes the capture partial always; what some samples are told
 	 * with less of (mappings, wakers), and what the options left out,
@@ -281,6 +282,9 @@ static void report(const struct symbolizer *s, bool verbose)
 		      "FUSE server stopped?); waited %d s for them %" PRIu64 " time(s)",
 		      s->modules.stalled, FILE_READER_TIMEOUT_MS / 1000,
 		      file_reader_stats(s->reader)->stalled);
+	if ((zeroed = sigbus_guard_pages(NULL)))
+		warnx("%" PRIu64 " page(s) of mapped files read as zeros: their owners truncated "
+		      "them while they were read; frames in them may be misnamed", zeroed);
 	if (verbose)
 		warnx("%" PRIu64 " samples, %" PRIu64 " frames, %" PRIu64 " unresolved",
 		      s->samples, s->frames, s->unresolved);
@@ -301,6 +305,8 @@ int main(int argc, char **argv)
 	const char *name;
 
 	parse_options(argc, argv, &opt);
+	/* Debug files are mapped, and their owners may truncate them. */
+	sigbus_guard_install();
 	in = input_open(opt.input);
 	name = input_name(opt.input);
 	st = capr_open(&r, in);
