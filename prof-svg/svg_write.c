@@ -54,13 +54,19 @@ static void push(struct walker *w, uint32_t node, uint32_t depth, double x)
 	w->stack[w->n++] = (struct walk_item){ node, depth, x };
 }
 
-typedef void (*visit_fn)(void *ctx, struct frame_tree *t, const struct walk_item *it);
+/* The tree as a source of frames; its children are ordered in the first
+ * walk, unless sorted already. */
+struct tree_source {
+	struct frame_tree *t;
+	bool sorted;
+};
 
-/* Visits every drawn frame, parents before children.  In the first walk
- * (sort set) the children of each drawn frame are ordered. */
-static void walk(struct frame_tree *t, double minw, bool sort, visit_fn fn, void *ctx)
+static void tree_walk(const struct frame_source *s, double minw, frame_fn fn, void *ctx)
 {
+	struct tree_source *ts = s->data;
+	struct frame_tree *t = ts->t;
 	struct walker w = { 0 };
+	bool sort = !ts->sorted;
 
 	if (t->nodes[0].count < minw || t->nodes[0].count <= 0)
 		return;
@@ -69,8 +75,11 @@ static void walk(struct frame_tree *t, double minw, bool sort, visit_fn fn, void
 		struct walk_item it = w.stack[--w.n];
 		const struct ft_node *nd = &t->nodes[it.node];
 		double sum = 0, x;
+		struct drawn_frame fr = { .count = nd->count, .x = it.x, .depth = it.depth,
+					  .node = it.node, .blocked = ft_blocked(t, it.node) };
 
-		fn(ctx, t, &it);
+		fr.name = ft_name(t, it.node, &fr.len);
+		fn(ctx, &fr);
 		if (sort)
 			ft_sort_children(t, it.node);
 		w.nkids = 0;
@@ -97,8 +106,26 @@ static void walk(struct frame_tree *t, double minw, bool sort, visit_fn fn, void
 			w.stack[b - 1] = tmp;
 		}
 	}
+	ts->sorted = true;
 	free(w.stack);
 	free(w.kids);
+}
+
+static double *tree_counts(const struct frame_source *s, double minw, size_t *n)
+{
+	const struct frame_tree *t = ((const struct tree_source *)s->data)->t;
+	double *counts = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		double c = t->nodes[i].count;
+		if (c < minw || c <= 0)
+			continue;
+		counts = xreserve_from(counts, &cap, *n + 1, sizeof(*counts), 4096);
+		counts[(*n)++] = c;
+	}
+	return counts;
 }
 
 /* The k-th greatest of v[0..n) (from 0), moving the elements: an
@@ -139,20 +166,14 @@ static double kth_greatest(double *v, size_t n, size_t k)
 /* The smallest count drawn so that at most o->maxframes frames are: a
  * frame's parent is never narrower than the frame, so the frames wider
  * than any threshold form whole subtrees and can be counted flat. */
-static double budget_min(const struct frame_tree *t, double minw, double maxframes,
+static double budget_min(const struct frame_source *src, double minw, double maxframes,
 			 size_t *omitted)
 {
-	double *counts = NULL, v;
-	size_t n = 0, cap = 0, k = (size_t)maxframes;
+	double v;
+	size_t n, k = (size_t)maxframes;
+	double *counts = src->counts(src, minw, &n);
 
 	*omitted = 0;
-	for (size_t i = 0; i < t->n; i++) {
-		double c = t->nodes[i].count;
-		if (c < minw || c <= 0)
-			continue;
-		counts = xreserve_from(counts, &cap, n + 1, sizeof(*counts), 4096);
-		counts[n++] = c;
-	}
 	if (n <= k || k == 0) {
 		free(counts);
 		return minw;
@@ -164,16 +185,22 @@ static double budget_min(const struct frame_tree *t, double minw, double maxfram
 	return v > minw ? v : minw;
 }
 
-static void measure(void *ctx, struct frame_tree *t, const struct walk_item *it)
-{
-	struct layout *L = ctx;
+struct measurer {
+	struct layout *L;
+	const struct frame_tree *t; /* differential: the tree, else NULL */
+};
 
-	if (it->depth > L->depthmax)
-		L->depthmax = it->depth;
-	L->nblocked += ft_blocked(t, it->node);
+static void measure(void *ctx, const struct drawn_frame *fr)
+{
+	struct measurer *m = ctx;
+	struct layout *L = m->L;
+
+	if (fr->depth > L->depthmax)
+		L->depthmax = fr->depth;
+	L->nblocked += fr->blocked;
 	L->drawn++;
-	if (t->before && it->node != 0) {
-		double d = fabs(t->nodes[it->node].count - t->before[it->node]);
+	if (m->t && fr->node != 0) {
+		double d = fabs(fr->count - m->t->before[fr->node]);
 		if (d > L->maxdelta)
 			L->maxdelta = d;
 	}
@@ -282,6 +309,7 @@ struct writer {
 	FILE *f;
 	const struct svg_opts *o;
 	const struct layout *L;
+	const struct frame_tree *t; /* differential: the tree, else NULL */
 };
 
 static double frame_y(const struct layout *L, bool inverted, unsigned depth)
@@ -291,13 +319,15 @@ static double frame_y(const struct layout *L, bool inverted, unsigned depth)
 	return L->height - L->bottom - (depth + 1) * L->fh + FRAMEPAD;
 }
 
-static struct rgb frame_color(const struct writer *w, struct frame_tree *t, uint32_t i,
-			      const char *name, size_t len)
+static struct rgb frame_color(const struct writer *w, const struct drawn_frame *fr)
 {
 	const struct svg_opts *o = w->o;
+	const char *name = fr->name;
+	size_t len = fr->len;
+	uint32_t i = fr->node;
 	struct rgb c;
 
-	if (t->before) {
+	if (w->t) {
 		if ((len == 2 && !memcmp(name, "--", 2)) || (len == 1 && name[0] == '-'))
 			return palette_color(o->palette, o->hash, name, len);
 		/* Against noise, only a change beyond it is coloured. */
@@ -306,12 +336,11 @@ static struct rgb frame_color(const struct writer *w, struct frame_tree *t, uint
 			return palette_diff_color(o->noise->compared[i] && ch->significant ? ch->delta : 0,
 						  o->noise->maxdelta, o->negate);
 		}
-		return palette_diff_color(t->nodes[i].count - t->before[i], w->L->maxdelta,
-					  o->negate);
+		return palette_diff_color(fr->count - w->t->before[i], w->L->maxdelta, o->negate);
 	}
 	/* Not pinned by --cp: blocked is what the frame is here, not its
 	 * name's colour. */
-	if (w->L->blocked && ft_blocked(t, i))
+	if (w->L->blocked && fr->blocked)
 		return palette_blocked_color(o->hash, name, len);
 	c = palette_frame_color(o->palette, o->hash, name, len, w->L->legend);
 	if (o->palmap)
@@ -319,14 +348,14 @@ static struct rgb frame_color(const struct writer *w, struct frame_tree *t, uint
 	return c;
 }
 
-static void put_info(const struct writer *w, struct frame_tree *t, uint32_t i,
-		     const char *shown, size_t shown_len)
+static void put_info(const struct writer *w, const struct drawn_frame *fr, size_t shown_len)
 {
 	const struct svg_opts *o = w->o;
-	double count = t->nodes[i].count;
+	double count = fr->count;
+	uint32_t i = fr->node;
 	char num[64];
 
-	xml_put(w->f, shown, shown_len);
+	xml_put(w->f, fr->name, shown_len);
 	if (o->ns_per_count > 0) {
 		time_format(num, sizeof(num), count * o->ns_per_count);
 		fprintf(w->f, " (%s", num);
@@ -340,34 +369,34 @@ static void put_info(const struct writer *w, struct frame_tree *t, uint32_t i,
 	fputs(", ", w->f);
 	put_fixed(w->f, 100 * count / w->L->timemax, 2);
 	fputc('%', w->f);
-	if (t->before && o->noise && o->noise->compared[i]) {
+	if (w->t && o->noise && o->noise->compared[i]) {
 		/* The change of share, with its interval. */
 		const struct share_change *c = &o->noise->change[i];
 		fprintf(w->f, "; %+.2f%% [%+.2f%%, %+.2f%%]%s", 100 * c->delta, 100 * c->lo, 100 * c->hi,
 			c->significant ? "" : ", within noise");
-	} else if (t->before) {
-		double delta = count - t->before[i];
+	} else if (w->t) {
+		double delta = count - w->t->before[i];
 		fprintf(w->f, "; %s%.2f%%", delta > 0 ? "+" : "", 100 * delta / w->L->timemax);
 	}
 	fputs(")", w->f);
 }
 
-static void draw(void *ctx, struct frame_tree *t, const struct walk_item *it)
+static void draw(void *ctx, const struct drawn_frame *fr)
 {
 	const struct writer *w = ctx;
 	const struct layout *L = w->L;
 	const struct svg_opts *o = w->o;
 	FILE *f = w->f;
-	size_t len, shown_len;
-	const char *name = ft_name(t, it->node, &len);
+	size_t len = fr->len, shown_len;
+	const char *name = fr->name;
 	const struct name_attr *na = NULL;
-	double count = t->nodes[it->node].count;
-	double x = XPAD + it->x * L->wpt, width = count * L->wpt;
-	double y = frame_y(L, o->inverted, it->depth);
-	struct rgb c = frame_color(w, t, it->node, name, len);
+	double count = fr->count;
+	double x = XPAD + fr->x * L->wpt, width = count * L->wpt;
+	double y = frame_y(L, o->inverted, fr->depth);
+	struct rgb c = frame_color(w, fr);
 
 	frame_kind_of(name, len, &shown_len);
-	if (it->node != 0)
+	if (fr->depth != 0)
 		na = name_attrs_find(o->nameattrs, name, len);
 	fputs("<g class=\"f", f);
 	if (na && na->cls) {
@@ -385,16 +414,16 @@ static void draw(void *ctx, struct frame_tree *t, const struct walk_item *it)
 		fputs("\"", f);
 	}
 	fputs(" data-x=\"", f);
-	put_g15(f, it->x);
+	put_g15(f, fr->x);
 	fputs("\" data-w=\"", f);
 	put_g15(f, count);
 	fputs("\" data-d=\"", f);
-	put_int(f, it->depth);
+	put_int(f, fr->depth);
 	fputs("\"><title>", f);
 	if (na && na->title)
 		fputs(na->title, f);
 	else
-		put_info(w, t, it->node, name, shown_len);
+		put_info(w, fr, shown_len);
 	fputs("</title>", f);
 	if (na && na->href) {
 		fprintf(f, "<a xlink:href=\"%s\" target=\"%s\"%s>", na->href,
@@ -462,12 +491,12 @@ static void put_legend(FILE *f, const struct svg_opts *o, const struct layout *L
  * lists), blocked, and the wakers', whose frames are neither. */
 static const char *const OFFCPU_LABEL[] = { "on-CPU", "off-CPU (blocked)", "waker" };
 
-static int offcpu_entries(const struct frame_tree *t)
+static int offcpu_entries(uint32_t kinds)
 {
-	return t->kinds & (1u << KIND_WAKER) ? 3 : 2;
+	return kinds & (1u << KIND_WAKER) ? 3 : 2;
 }
 
-static void put_offcpu_legend(FILE *f, const struct frame_tree *t, const struct svg_opts *o,
+static void put_offcpu_legend(FILE *f, uint32_t kinds, const struct svg_opts *o,
 			      const struct layout *L)
 {
 	struct rgb c[] = { palette_kind_color(o->palette, KIND_USER), palette_blocked_swatch(),
@@ -475,14 +504,14 @@ static void put_offcpu_legend(FILE *f, const struct frame_tree *t, const struct 
 	double x = L->offcpu_x;
 
 	fputs("<g id=\"offcpu-legend\">", f);
-	for (int i = 0; i < offcpu_entries(t); i++)
+	for (int i = 0; i < offcpu_entries(kinds); i++)
 		x = legend_entry(f, o, x, L->offcpu_y, c[i], OFFCPU_LABEL[i]);
 	fputs("</g>\n", f);
 }
 
 /* The legend band under the titles: the kinds at the left, the off-CPU
  * legend at the right, or on a row of its own when the two would meet. */
-static void place_legends(struct layout *L, const struct frame_tree *t, const struct svg_opts *o)
+static void place_legends(struct layout *L, uint32_t kinds, const struct svg_opts *o)
 {
 	double kinds_end = XPAD, w;
 	size_t chars = 0;
@@ -494,10 +523,10 @@ static void place_legends(struct layout *L, const struct frame_tree *t, const st
 	L->top += o->fontsize * 2;
 	if (!L->blocked)
 		return;
-	for (int i = 0; i < offcpu_entries(t); i++)
+	for (int i = 0; i < offcpu_entries(kinds); i++)
 		chars += strlen(OFFCPU_LABEL[i]);
 	/* A character to spare: the widths are the font's average. */
-	w = legend_width(o, offcpu_entries(t), chars + 1);
+	w = legend_width(o, offcpu_entries(kinds), chars + 1);
 	L->offcpu_x = fmax(XPAD, L->width - XPAD - w);
 	L->offcpu_y = L->legend_y;
 	if (L->listed && kinds_end > L->offcpu_x) {
@@ -538,21 +567,19 @@ static void put_config(FILE *f, const struct svg_opts *o, const struct layout *L
 	fputs(" };\n]]></script>\n", f);
 }
 
-void svg_write(FILE *f, struct frame_tree *t, const struct svg_opts *o, struct timeline *tl)
+/* The graph of src; t is the tree src is made of, or NULL: a differential
+ * or a heatmap (tl) needs one. */
+static void write_graph(FILE *f, const struct frame_source *src, struct frame_tree *t,
+			const struct svg_opts *o, struct timeline *tl)
 {
 	struct layout L = { 0 };
-	double total = t->nodes[0].count;
-	struct writer w = { f, o, &L };
+	double total = src->total;
+	const struct frame_tree *diff = t && t->before ? t : NULL;
+	struct writer w = { f, o, &L, diff };
+	struct measurer m = { &L, diff };
 	size_t omitted = 0;
-	struct heatmap heat, *h = NULL;
+	struct heatmap heat, *h = tl && tl->n ? &heat : NULL;
 	struct preorder pre = { 0 };
-
-	/* A range may draw any node: all are ordered, once, as the graph is. */
-	if (tl && tl->n) {
-		for (size_t i = 0; i < t->n; i++)
-			ft_sort_children(t, (uint32_t)i);
-		h = &heat;
-	}
 
 	L.width = o->width;
 	L.fh = o->frameheight;
@@ -561,10 +588,9 @@ void svg_write(FILE *f, struct frame_tree *t, const struct svg_opts *o, struct t
 	L.wpt = (L.width - 2 * XPAD) / L.timemax;
 	L.minw = (o->minwidth_pct ? o->minwidth / 100 * (L.width - 2 * XPAD) : o->minwidth) / L.wpt;
 	if (!o->minwidth_set && o->maxframes > 0)
-		L.minw = budget_min(t, L.minw, o->maxframes, &omitted);
-	walk(t, L.minw, !h, measure, &L);
-	for (size_t i = 0; i < t->n; i++)
-		L.omitted += t->nodes[i].count > 0;
+		L.minw = budget_min(src, L.minw, o->maxframes, &omitted);
+	src->walk(src, L.minw, measure, &m);
+	L.omitted = src->nonzero;
 	L.omitted -= L.drawn < L.omitted ? L.drawn : L.omitted;
 	L.title_y = o->fontsize * 2;
 	L.top = o->fontsize * 3;
@@ -572,14 +598,14 @@ void svg_write(FILE *f, struct frame_tree *t, const struct svg_opts *o, struct t
 		L.subtitle_y = L.top + o->fontsize / 2;
 		L.top += o->fontsize * 2;
 	}
-	if (!t->before && palette_uses_kinds(o->palette)) {
+	if (!diff && palette_uses_kinds(o->palette)) {
 		L.blocked = L.nblocked > 0;
 		/* The off-CPU legend has the wakers. */
-		L.listed = t->kinds & ~1u & ~(L.blocked ? 1u << KIND_WAKER : 0);
+		L.listed = src->kinds & ~1u & ~(L.blocked ? 1u << KIND_WAKER : 0);
 		L.legend = L.listed || L.blocked;
 	}
 	if (L.legend)
-		place_legends(&L, t, o);
+		place_legends(&L, src->kinds, o);
 	if (h) {
 		tree_preorder(t, &pre);
 		timeline_sort(tl, pre.order);
@@ -613,7 +639,7 @@ void svg_write(FILE *f, struct frame_tree *t, const struct svg_opts *o, struct t
 	if (L.listed)
 		put_legend(f, o, &L);
 	if (L.blocked)
-		put_offcpu_legend(f, t, o, &L);
+		put_offcpu_legend(f, src->kinds, o, &L);
 	if (h)
 		heatmap_write(f, h, tl, o);
 	/* Zooming scales #frames; the clip keeps it inside the margins. */
@@ -621,7 +647,7 @@ void svg_write(FILE *f, struct frame_tree *t, const struct svg_opts *o, struct t
 		   "height=\"%.2f\"/></clipPath></defs>\n<g clip-path=\"url(#fgclip)\">\n"
 		   "<g id=\"frames\">\n",
 		XPAD, L.width - 2 * XPAD, L.height);
-	walk(t, L.minw, false, draw, &w);
+	src->walk(src, L.minw, draw, &w);
 	fputs("</g>\n</g>\n", f);
 	if (h)
 		timeline_data_write(f, t, tl, &pre, h, o, L.blocked, L.legend);
@@ -631,4 +657,26 @@ void svg_write(FILE *f, struct frame_tree *t, const struct svg_opts *o, struct t
 	fputs("<script type=\"text/ecmascript\"><![CDATA[\n", f);
 	fputs(svg_script_js, f);
 	fputs("]]></script>\n</svg>\n", f);
+}
+
+void svg_write(FILE *f, struct frame_tree *t, const struct svg_opts *o, struct timeline *tl)
+{
+	struct tree_source ts = { t, false };
+	struct frame_source src = { .total = t->nodes[0].count, .kinds = t->kinds,
+				    .counts = tree_counts, .walk = tree_walk, .data = &ts };
+
+	for (size_t i = 0; i < t->n; i++)
+		src.nonzero += t->nodes[i].count > 0;
+	/* A range may draw any node: all are ordered, once, as the graph is. */
+	if (tl && tl->n) {
+		for (size_t i = 0; i < t->n; i++)
+			ft_sort_children(t, (uint32_t)i);
+		ts.sorted = true;
+	}
+	write_graph(f, &src, t, o, tl);
+}
+
+void svg_write_frames(FILE *f, const struct frame_source *src, const struct svg_opts *o)
+{
+	write_graph(f, src, NULL, o, NULL);
 }

@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 
+#include "drawn_frames.h"
 #include "frame_tree.h"
 #include "svg_opts.h"
 #include "timeline.h"
@@ -17,6 +18,10 @@ extern const char svg_script_js[];
 /* Writes the flame graph of t; with the counts of tl by time (tl NULL or
  * empty: none), a heatmap above it and the data to draw any range. */
 void svg_write(FILE *f, struct frame_tree *t, const struct svg_opts *o, struct timeline *tl);
+
+/* Writes the flame graph of the frames of src, which needs no tree: no
+ * differential, no heatmap. */
+void svg_write_frames(FILE *f, const struct frame_source *src, const struct svg_opts *o);
 
 /* Writes the SVG that says there is nothing to draw. */
 void svg_write_empty(FILE *f, const struct svg_opts *o);
