@@ -30,13 +30,12 @@ static void note_bad(struct folded_stats *st, const char *line, size_t len, size
 	st->indented += line[0] == '\t' || line[0] == ' ';
 }
 
-void folded_read(struct line_reader *r, struct frame_tree *t, enum folded_role role, bool reverse,
-		 struct folded_stats *st, struct timeline *tl)
+bool folded_read_each(struct line_reader *r, enum folded_role role, struct folded_stats *st,
+		      struct folded_time *time, folded_stack_fn fn, void *ctx)
 {
 	const char *line;
 	size_t len;
-	uint64_t slot = 0, cut = r->cut;
-	bool timed = false; /* a time line came: the stacks are slot's */
+	uint64_t cut = r->cut;
 
 	while ((line = lr_next(r, &len)) != NULL) {
 		size_t lineno = (size_t)r->lineno;
@@ -61,10 +60,10 @@ void folded_read(struct line_reader *r, struct frame_tree *t, enum folded_role r
 				st->unit[l.unit_len] = '\0';
 			}
 			if (l.timed) {
-				timed = true;
-				slot = l.time_ns;
-				if (tl && !tl->slot_ns)
-					tl->slot_ns = l.slot_ns;
+				time->slot = l.time_ns;
+				if (!time->timed)
+					time->slot_ns = l.slot_ns;
+				time->timed = true;
 			}
 			continue;
 		case FOLDED_NO_COUNT:
@@ -78,25 +77,59 @@ void folded_read(struct line_reader *r, struct frame_tree *t, enum folded_role r
 			note_bad(st, line, len, lineno);
 			continue;
 		}
-		if (role == FOLDED_ANY && st->columns == 2 && !t->diff)
-			ft_enable_diff(t);
 		st->lines++;
-		uint32_t leaf;
-		switch (role) {
-		case FOLDED_ANY:
-			leaf = ft_add(t, line, l.stack_len, reverse, after, before);
-			break;
-		case FOLDED_BEFORE:
-			leaf = ft_add(t, line, l.stack_len, reverse, 0, after);
-			break;
-		case FOLDED_AFTER:
-		default:
-			leaf = ft_add(t, line, l.stack_len, reverse, after, 0);
-			break;
-		}
-		if (tl && timed)
-			timeline_add(tl, slot, leaf, after);
-		else if (tl && !tl->untimed++)
-			tl->first_untimed = lineno;
+		if (!fn(ctx, line, &l, before, after, time, lineno))
+			return false;
 	}
+	return true;
+}
+
+struct tree_reader {
+	struct frame_tree *t;
+	enum folded_role role;
+	bool reverse;
+	struct folded_stats *st;
+	struct timeline *tl;
+};
+
+static bool add_to_tree(void *ctx, const char *line, const struct folded_line *l, double before,
+			double after, const struct folded_time *time, size_t lineno)
+{
+	struct tree_reader *tr = ctx;
+	struct frame_tree *t = tr->t;
+	struct timeline *tl = tr->tl;
+	uint32_t leaf;
+
+	if (tr->role == FOLDED_ANY && tr->st->columns == 2 && !t->diff)
+		ft_enable_diff(t);
+	switch (tr->role) {
+	case FOLDED_ANY:
+		leaf = ft_add(t, line, l->stack_len, tr->reverse, after, before);
+		break;
+	case FOLDED_BEFORE:
+		leaf = ft_add(t, line, l->stack_len, tr->reverse, 0, after);
+		break;
+	case FOLDED_AFTER:
+	default:
+		leaf = ft_add(t, line, l->stack_len, tr->reverse, after, 0);
+		break;
+	}
+	if (tl && time->timed) {
+		timeline_add(tl, time->slot, leaf, after);
+	} else if (tl && !tl->untimed++) {
+		tl->first_untimed = lineno;
+	}
+	return true;
+}
+
+void folded_read(struct line_reader *r, struct frame_tree *t, enum folded_role role, bool reverse,
+		 struct folded_stats *st, struct timeline *tl)
+{
+	struct tree_reader tr = { t, role, reverse, st, tl };
+	struct folded_time time = { 0 };
+
+	folded_read_each(r, role, st, &time, add_to_tree, &tr);
+	/* The slots' length is the first time line's, stacks or none. */
+	if (tl && time.timed && !tl->slot_ns)
+		tl->slot_ns = time.slot_ns;
 }

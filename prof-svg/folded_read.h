@@ -32,6 +32,24 @@ struct folded_stats {
 	char unit[FOLDED_UNIT_MAX + 1]; /* from a "# count: UNIT" line, or "" */
 };
 
+/* What the time lines of timed folded stacks said so far. */
+struct folded_time {
+	bool timed;	  /* a time line came: the stacks are slot's */
+	uint64_t slot;	  /* the last one's start */
+	uint64_t slot_ns; /* the first one's length */
+};
+
+/* Called with each stack line: its stack is line's first l->stack_len
+ * bytes; before is 0 but in two columns.  Returns false to stop. */
+typedef bool (*folded_stack_fn)(void *ctx, const char *line, const struct folded_line *l,
+				double before, double after, const struct folded_time *time,
+				size_t lineno);
+
+/* Calls fn with every stack line of r, counting the others in st;
+ * false if fn stopped it. */
+bool folded_read_each(struct line_reader *r, enum folded_role role, struct folded_stats *st,
+		      struct folded_time *time, folded_stack_fn fn, void *ctx);
+
 /* Reads every line of r into t; with tl, the time of timed folded stacks
  * into tl too. */
 void folded_read(struct line_reader *r, struct frame_tree *t, enum folded_role role, bool reverse,

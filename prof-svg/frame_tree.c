@@ -9,6 +9,7 @@
 #include "frame_kind.h"
 #include "offcpu_words.h"
 #include "sort.h"
+#include "stack_order.h"
 #include "tagged_slots.h"
 
 #define MAX_DEPTH_HINT 64
@@ -270,18 +271,8 @@ static void remember(struct frame_tree *t, size_t depth, uint32_t node, size_t e
 static size_t shared_frames(const struct frame_tree *t, const char *stack, size_t len,
 			    size_t *bytes)
 {
-	size_t n = len < t->prev_len ? len : t->prev_len, same = 0, d = 0;
-	uint64_t a, b;
+	size_t same = stack_common_bytes(stack, len, t->prev, t->prev_len), d = 0;
 
-	/* Eight bytes at a time: sorted stacks share hundreds. */
-	for (; same + 8 <= n; same += 8) {
-		memcpy(&a, stack + same, 8);
-		memcpy(&b, t->prev + same, 8);
-		if (a != b)
-			break;
-	}
-	while (same < n && stack[same] == t->prev[same])
-		same++;
 	*bytes = same;
 	while (d < t->path_n && t->path_end[d] <= same) {
 		size_t e = t->path_end[d];
@@ -293,19 +284,6 @@ static size_t shared_frames(const struct frame_tree *t, const char *stack, size_
 			break;
 	}
 	return d;
-}
-
-/* Whether stack's first frame not shared with prev sorts after prev's
- * frame there, in bytewise order of names.  The two first differ at byte
- * same, inside both frames, where a frame that ends (at ';' or the end of
- * its stack) sorts first: both cannot end there, or the frame would be
- * shared. */
-static bool sorts_after(const struct frame_tree *t, const char *stack, size_t len, size_t same)
-{
-	int nb = same < len && stack[same] != ';' ? (unsigned char)stack[same] : -1;
-	int ob = same < t->prev_len && t->prev[same] != ';' ? (unsigned char)t->prev[same] : -1;
-
-	return nb > ob;
 }
 
 uint32_t ft_add(struct frame_tree *t, const char *stack, size_t len, bool reverse,
@@ -325,7 +303,7 @@ uint32_t ft_add(struct frame_tree *t, const char *stack, size_t len, bool revers
 		 * sorts after prev's: then, while that node is still its
 		 * parent's newest child, the frame is a new child, told
 		 * without reading a name. */
-		uint32_t below = depth < t->path_n && sorts_after(t, stack, len, same)
+		uint32_t below = depth < t->path_n && stack_sorts_after(stack, len, t->prev, t->prev_len, same)
 					 ? t->path[depth] : FT_NONE;
 
 		for (size_t d = 0; d < depth; d++)
