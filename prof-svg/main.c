@@ -19,6 +19,7 @@
 #include "name_attr.h"
 #include "palette.h"
 #include "palette_map.h"
+#include "sorted_frames.h"
 #include "stream.h"
 #include "svg_opts.h"
 #include "svg_write.h"
@@ -208,10 +209,32 @@ static void parse_options(int argc, char **argv, struct options *opt)
  * anywhere, so all that is reserved of them is touched. */
 #define NAMES_RESERVE_MAX ((size_t)64 << 10)
 
-static void read_input(struct frame_tree *t, const char *path, enum folded_role role,
+/* Says what of path's lines were not stacks (counted in st since bad and
+ * lines were): an error if none was. */
+static void report_input(const char *path, struct folded_stats *st, size_t bad, size_t lines,
+			 int *status)
+{
+	if (st->bad && st->lines == lines) {
+		/* Nothing of it was stacks: say what it is. */
+		const char *hint = input_kind_hint(input_kind(st->first_bad_text, st->first_bad_len));
+		if (!hint && st->indented * 2 >= st->bad)
+			hint = "perf script output or symbolized frames: run prof-fold on it first";
+		if (hint)
+			errx(EXIT_USAGE, "%s: %s", input_name(path), hint);
+	}
+	if (st->bad) {
+		warnx("%s:%zu: skipped %zu line%s that %s not \"STACK COUNT\"%s", input_name(path),
+		      st->first_bad, st->bad, st->bad == 1 ? "" : "s", st->bad == 1 ? "is" : "are",
+		      st->bad > 1 ? " (this is the first)" : "");
+		*status = EXIT_PARTIAL;
+	}
+	st->bad += bad;
+}
+
+/* Reads path (open as f) into t. */
+static void read_input(struct frame_tree *t, const char *path, FILE *f, enum folded_role role,
 		       bool reverse, struct folded_stats *st, struct timeline *tl, int *status)
 {
-	FILE *f = input_open(path);
 	struct line_reader r;
 	struct stat sb;
 	size_t bad = st->bad, lines = st->lines;
@@ -235,23 +258,47 @@ static void read_input(struct frame_tree *t, const char *path, enum folded_role 
 	st->bad = st->indented = 0;
 	folded_read(&r, t, role, reverse, st, tl);
 	lr_finish(&r);
-	if (st->bad && st->lines == lines) {
-		/* Nothing of it was stacks: say what it is. */
-		const char *hint = input_kind_hint(input_kind(st->first_bad_text, st->first_bad_len));
-		if (!hint && st->indented * 2 >= st->bad)
-			hint = "perf script output or symbolized frames: run prof-fold on it first";
-		if (hint)
-			errx(EXIT_USAGE, "%s: %s", input_name(path), hint);
-	}
-	if (st->bad) {
-		warnx("%s:%zu: skipped %zu line%s that %s not \"STACK COUNT\"%s", input_name(path),
-		      st->first_bad, st->bad, st->bad == 1 ? "" : "s", st->bad == 1 ? "is" : "are",
-		      st->bad > 1 ? " (this is the first)" : "");
-		*status = EXIT_PARTIAL;
-	}
-	st->bad += bad;
+	report_input(path, st, bad, lines, status);
+}
+
+static void read_path(struct frame_tree *t, const char *path, enum folded_role role,
+		      bool reverse, struct folded_stats *st, struct timeline *tl, int *status)
+{
+	FILE *f = input_open(path);
+
+	read_input(t, path, f, role, reverse, st, tl, status);
 	if (f != stdin)
 		fclose(f);
+}
+
+/* Reads path (open as f) as sorted stacks, without a tree: NULL if it is
+ * not a file that can be read again from where it is, or is not sorted
+ * (then it is where it was, and *st as it was). */
+static struct sorted_frames *read_sorted(const char *path, FILE *f, const struct svg_opts *o,
+					 struct folded_stats *st, int *status)
+{
+	struct folded_stats was = *st;
+	struct sorted_frames *sf;
+	struct line_reader r;
+	struct stat sb;
+	off_t at;
+
+	if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode) ||
+	    (at = lseek(fileno(f), 0, SEEK_CUR)) < 0)
+		return NULL;
+	sf = sorted_frames_new(o);
+	lr_init(&r, fileno(f), input_name(path));
+	if (sorted_frames_read(sf, &r, st)) {
+		lr_free(&r);
+		sorted_frames_free(sf);
+		*st = was;
+		if (lseek(fileno(f), at, SEEK_SET) != at)
+			err(EXIT_USAGE, "%s", input_name(path));
+		return NULL;
+	}
+	lr_finish(&r);
+	report_input(path, st, was.bad, was.lines, status);
+	return sf;
 }
 
 int main(int argc, char **argv)
@@ -259,7 +306,8 @@ int main(int argc, char **argv)
 	struct options opt;
 	struct svg_opts *o = &opt.svg;
 	struct folded_stats st = { 0 };
-	struct frame_tree *t;
+	struct frame_tree *t = NULL;
+	struct sorted_frames *sf = NULL;
 	struct timeline timeline = { 0 }, *tl = NULL, tl_before = { 0 }, tl_after = { 0 };
 	struct diff_noise noise;
 	const char *why;
@@ -277,30 +325,42 @@ int main(int argc, char **argv)
 	if (bad)
 		status = EXIT_PARTIAL;
 
-	t = ft_new(o->flamechart, opt.diff);
 	/* A flame chart's x axis is already time, of another kind. */
 	if (!o->flamechart)
 		tl = &timeline;
 	if (opt.diff) {
-		read_input(t, argv[optind], FOLDED_BEFORE, opt.reverse, &st, &tl_before, &status);
-		read_input(t, argv[optind + 1], FOLDED_AFTER, opt.reverse, &st, &tl_after, &status);
-	} else if (optind == argc) {
-		read_input(t, NULL, FOLDED_ANY, opt.reverse, &st, tl, &status);
+		t = ft_new(o->flamechart, true);
+		read_path(t, argv[optind], FOLDED_BEFORE, opt.reverse, &st, &tl_before, &status);
+		read_path(t, argv[optind + 1], FOLDED_AFTER, opt.reverse, &st, &tl_after, &status);
+	} else if (argc - optind <= 1) {
+		const char *path = optind < argc ? argv[optind] : NULL;
+		FILE *f = input_open(path);
+		/* One file of sorted stacks, the usual input, is drawn as it
+		 * is read: the same graph, without a tree. */
+		if (!opt.reverse && !o->flamechart)
+			sf = read_sorted(path, f, o, &st, &status);
+		if (!sf) {
+			t = ft_new(o->flamechart, false);
+			read_input(t, path, f, FOLDED_ANY, opt.reverse, &st, tl, &status);
+		}
+		if (f != stdin)
+			fclose(f);
 	} else {
+		t = ft_new(o->flamechart, false);
 		for (int i = optind; i < argc; i++)
-			read_input(t, argv[i], FOLDED_ANY, opt.reverse, &st, tl, &status);
+			read_path(t, argv[i], FOLDED_ANY, opt.reverse, &st, tl, &status);
 	}
 	if (tl && tl->slot_ns && tl->untimed)
 		warnx("%s:%zu: %zu stack%s before the first time line: in the whole graph, in no "
 		      "range of time", optind < argc ? argv[optind] : input_name(NULL),
 		      tl->first_untimed, tl->untimed, tl->untimed == 1 ? "" : "s");
 	/* Two columns (difffolded.pl's) have no time to draw. */
-	if (tl && (t->diff || !tl->slot_ns))
+	if (tl && (!t || t->diff || !tl->slot_ns))
 		timeline_free(tl), tl = NULL;
 	if (!opt.countname_set && st.unit[0])
 		o->countname = st.unit;
 	o->ns_per_count = time_unit_ns(o->countname) * o->factor;
-	if (opt.normalize && t->before && t->before[0] > 0)
+	if (opt.normalize && t && t->before && t->before[0] > 0)
 		ft_scale_before(t, t->nodes[0].count / t->before[0]);
 	/* Timed inputs tell a change from noise; others colour any. */
 	if (opt.diff && t->before && t->before[0] > 0 && t->nodes[0].count > 0) {
@@ -311,14 +371,16 @@ int main(int argc, char **argv)
 			      why);
 	}
 
-	if (t->diff) /* differential colours read best on grey */
+	if (t && t->diff) /* differential colours read best on grey */
 		palette_background(opt.bgcolors, -1, o->bg_top, o->bg_bottom);
 	out = output_open(opt.output, false);
-	if (t->nodes[0].count <= 0) {
+	if ((sf ? sorted_frames_source(sf)->total : t->nodes[0].count) <= 0) {
 		warnx("%s: no stack counts found",
 		      optind < argc ? argv[argc - 1] : input_name(NULL));
 		svg_write_empty(out, o);
 		status = EXIT_USAGE;
+	} else if (sf) {
+		svg_write_frames(out, sorted_frames_source(sf), o);
 	} else {
 		svg_write(out, t, o, tl);
 	}
@@ -327,6 +389,7 @@ int main(int argc, char **argv)
 	if (o->palmap && !palette_map_save(o->palmap))
 		status = EXIT_USAGE;
 	ft_free(t);
+	sorted_frames_free(sf);
 	if (tl)
 		timeline_free(tl);
 	timeline_free(&tl_before);

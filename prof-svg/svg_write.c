@@ -567,6 +567,13 @@ static void put_config(FILE *f, const struct svg_opts *o, const struct layout *L
 	fputs(" };\n]]></script>\n", f);
 }
 
+double svg_min_count(const struct svg_opts *o, double timemax)
+{
+	double wpt = (o->width - 2 * XPAD) / timemax;
+
+	return (o->minwidth_pct ? o->minwidth / 100 * (o->width - 2 * XPAD) : o->minwidth) / wpt;
+}
+
 /* The graph of src; t is the tree src is made of, or NULL: a differential
  * or a heatmap (tl) needs one. */
 static void write_graph(FILE *f, const struct frame_source *src, struct frame_tree *t,
@@ -586,7 +593,7 @@ static void write_graph(FILE *f, const struct frame_source *src, struct frame_tr
 	L.fontsize = o->fontsize;
 	L.timemax = o->total > total ? o->total : total;
 	L.wpt = (L.width - 2 * XPAD) / L.timemax;
-	L.minw = (o->minwidth_pct ? o->minwidth / 100 * (L.width - 2 * XPAD) : o->minwidth) / L.wpt;
+	L.minw = svg_min_count(o, L.timemax);
 	if (!o->minwidth_set && o->maxframes > 0)
 		L.minw = budget_min(src, L.minw, o->maxframes, &omitted);
 	src->walk(src, L.minw, measure, &m);

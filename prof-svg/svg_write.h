@@ -23,6 +23,10 @@ void svg_write(FILE *f, struct frame_tree *t, const struct svg_opts *o, struct t
  * differential, no heatmap. */
 void svg_write_frames(FILE *f, const struct frame_source *src, const struct svg_opts *o);
 
+/* The smallest count --minwidth draws when timemax is 100%, before any
+ * frame budget: it never falls as timemax grows. */
+double svg_min_count(const struct svg_opts *o, double timemax);
+
 /* Writes the SVG that says there is nothing to draw. */
 void svg_write_empty(FILE *f, const struct svg_opts *o);
 

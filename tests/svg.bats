@@ -288,3 +288,58 @@ frames() {
 	[ "$(prof-svg --maxframes 5 --minwidth 0 "$FIX/simple.folded" | grep -c '^<g class="f')" -eq 9 ]
 	[ "$(prof-svg --maxframes 0 "$FIX/simple.folded" | grep -c '^<g class="f')" -eq 9 ]
 }
+
+# same_as_tree FILE OPTS...: prof-svg draws FILE, read as a stream when
+# it is sorted, as it draws it from a pipe, which it reads into a tree.
+same_as_tree() {
+	local f=$1
+	shift
+	prof-svg "$@" "$f" > "$TMP/stream.svg" 2> "$TMP/stream.err" || [ $? -eq 1 ]
+	prof-svg "$@" < "$f" > "$TMP/stdin.svg" 2>/dev/null || [ $? -eq 1 ]
+	cat "$f" | prof-svg "$@" > "$TMP/tree.svg" 2> "$TMP/tree.err" || [ $? -eq 1 ]
+	cmp "$TMP/stream.svg" "$TMP/tree.svg" || { echo "differs from the tree's: $f $*"; return 1; }
+	cmp "$TMP/stdin.svg" "$TMP/tree.svg" || { echo "differs from the tree's: < $f $*"; return 1; }
+	sed 's/^prof-svg: [^:]*:/prof-svg: X:/' "$TMP/stream.err" > "$TMP/a.err"
+	sed 's/^prof-svg: [^:]*:/prof-svg: X:/' "$TMP/tree.err" > "$TMP/b.err"
+	cmp "$TMP/a.err" "$TMP/b.err" || { echo "says otherwise than the tree: $f $*"; return 1; }
+}
+
+@test "a sorted file is drawn as a stream, byte for byte the tree's graph" {
+	need_corpus
+	# Names that sort before the sibling they come after ("f" after
+	# "f [clone .cold]"), a frame that ends stacks before such siblings
+	# and has children after them, nested ones; stacks of the root
+	# alone; blocked time; and inputs that only the tree draws: a frame
+	# that comes again after its siblings, a stack ending at a frame
+	# after its children's, an empty name, decimals, 2^53.
+	printf 'S;a 5\nS;ep [clone .c] 12\nS;ep;x 3\nS;z 1\n' > "$TMP/clone.folded"
+	printf 'x;f 4\nx;f [c] 3\nx;f [c] x 2\nx;f [c];k 1\nx;f;g 5\nx;f;h 1\nx;g 2\n' > "$TMP/again.folded"
+	printf 'x;f.a 1\nx;f.b 2\nx;f;g 3\nx;f 1\n' > "$TMP/self-after.folded"
+	printf ' 3\na;b 1\n' > "$TMP/root.folded"
+	printf 'p;[off-cpu];q 5\np;[off-cpu];q_[w];r_[w] 2\np;s 3\n' > "$TMP/blocked.folded"
+	printf 'a 5\na.b;x 3\na;b 4\n' > "$TMP/twice.folded"
+	printf 'a;;b 1\na;b 2\n;x 3\n' > "$TMP/empty.folded"
+	printf 'a;b 1.5\na;c 2.25\n' > "$TMP/decimal.folded"
+	printf 'a;b 9007199254740993\na;c 1\n' > "$TMP/big.folded"
+	"$PROF_WORKLOADS/gen_cxx_stacks" 20000 > "$TMP/cxx.folded"
+	for f in "$TMP"/*.folded "$INPUTS"/*/*.txt "$PROF_CORPUS"/flamegraph/expected/*collapsed*.txt; do
+		case $f in */nameattr/*|*/empty/*|*/differential/*) continue ;; esac
+		same_as_tree "$f"
+	done
+	for o in "--minwidth 0" "--maxframes 50" "--inverted --colors java" "--hash --minwidth 2%" \
+	    "--total 100000000" "--maxframes 0 --width 600"; do
+		for f in "$TMP/cxx.folded" "$TMP/clone.folded" "$TMP/again.folded" "$TMP/blocked.folded"; do
+			# shellcheck disable=SC2086
+			same_as_tree "$f" $o
+		done
+	done
+}
+
+@test "a sorted file is drawn in a fraction of the tree's memory" {
+	"$PROF_WORKLOADS/gen_cxx_stacks" 50000 > "$TMP/cxx.folded"
+	/usr/bin/time -f %M -o "$TMP/stream.kb" prof-svg -o /dev/null "$TMP/cxx.folded"
+	cat "$TMP/cxx.folded" | /usr/bin/time -f %M -o "$TMP/tree.kb" prof-svg -o /dev/null
+	stream=$(cat "$TMP/stream.kb") tree=$(cat "$TMP/tree.kb")
+	echo "peak RSS: $stream KiB as a stream, $tree KiB from the tree"
+	[ $((stream * 2)) -lt "$tree" ]
+}
