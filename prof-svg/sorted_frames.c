@@ -25,7 +25,7 @@ static const char MARKER[] = OFF_CPU_MARKER;
 
 /* A frame of the stack last read, not ended yet. */
 struct open_frame {
-	size_t end;	 /* where it ends in the stack */
+	uint32_t end;	 /* where it ends in the stack (LINE_MAX_BYTES at most) */
 	uint32_t len;	 /* its name's length */
 	uint32_t id;	 /* its number, in the order frames begin: preorder */
 	uint32_t parent; /* the parent's */
@@ -36,9 +36,10 @@ struct open_frame {
 	double self;	 /* of stacks that end at it */
 	double rel;	 /* of the siblings it sorts after */
 	double blocked;	 /* of stacks blocked through it */
-	size_t siblings; /* where its children's siblings begin */
-	size_t kept_at;	 /* the frames kept before it began, */
-	size_t moved_at; /* and before the first sibling it sorts before */
+	/* (Indices of frames, which are fewer than 2^32.) */
+	uint32_t siblings; /* where its children's siblings begin */
+	uint32_t kept_at;  /* the frames kept before it began, */
+	uint32_t moved_at; /* and before the first sibling it sorts before */
 };
 
 /* A child of an open frame, for a later sibling that sorts before it.
@@ -52,11 +53,11 @@ struct open_frame {
 struct sibling {
 	double start, rel;
 	uint32_t shared, len;
-	size_t kept_at;
+	uint32_t kept_at;
 	/* Once it ended: */
+	uint32_t kept;			/* its index in kept, or UINT32_MAX */
 	bool ended, had_child, counted; /* its count is in the budget's */
 	double count, blocked;
-	size_t kept;			/* its index in kept, or SIZE_MAX */
 };
 
 /* A frame that may be drawn. */
@@ -234,7 +235,7 @@ static bool end_frame(struct sorted_frames *sf, const struct open_frame *f, uint
 	sf->kept = xreserve(sf->kept, &sf->kept_cap, sf->nkept + 1, sizeof(*sf->kept));
 	sf->names = xreserve_from(sf->names, &sf->names_cap, sf->names_len + f->len, 1, 65536);
 	memcpy(sf->names + sf->names_len, sf->prev + f->end - f->len, f->len);
-	me->kept = sf->nkept;
+	me->kept = (uint32_t)sf->nkept;
 	sf->kept[sf->nkept++] = (struct kept_frame){
 		.id = f->id, .parent = f->parent, .depth = depth, .len = f->len,
 		.name = sf->names_len, .count = count, .self = f->self + f->again, .rel = f->rel,
@@ -287,7 +288,8 @@ static bool begin_frame(struct sorted_frames *sf, const char *s, size_t b, size_
 			size_t shared, bool moved)
 {
 	struct open_frame *parent = sf->nopen ? &sf->open[sf->nopen - 1] : &sf->root;
-	size_t shown, len = e - b, base = parent->siblings, moved_at = 0;
+	size_t shown, len = e - b, base = parent->siblings;
+	uint32_t moved_at = 0;
 	bool marker = len == MARKER_LEN && !memcmp(s + b, MARKER, MARKER_LEN);
 	double rel = sf->total - parent->start - parent->self, again = 0, blocked = 0;
 
@@ -332,7 +334,7 @@ static bool begin_frame(struct sorted_frames *sf, const char *s, size_t b, size_
 			blocked = first->blocked;
 			if (first->count > 0)
 				sf->nonzero--;
-			if (first->kept != SIZE_MAX)
+			if (first->kept != UINT32_MAX)
 				sf->kept[first->kept].count = -1;
 			if (first->counted) {
 				sf->removed = xreserve(sf->removed, &sf->removed_cap, sf->nremoved + 1,
@@ -345,15 +347,17 @@ static bool begin_frame(struct sorted_frames *sf, const char *s, size_t b, size_
 				sizeof(*sf->siblings));
 	sf->siblings[sf->nsiblings++] = (struct sibling){ .start = sf->total, .rel = rel,
 							  .shared = (uint32_t)shared,
-							  .len = (uint32_t)len, .kept_at = sf->nkept,
-							  .kept = SIZE_MAX };
+							  .len = (uint32_t)len,
+							  .kept_at = (uint32_t)sf->nkept,
+							  .kept = UINT32_MAX };
 	parent->has_child = true;
 	sf->open = xreserve(sf->open, &sf->open_cap, sf->nopen + 1, sizeof(*sf->open));
 	sf->open[sf->nopen] = (struct open_frame){
-		.end = e, .len = (uint32_t)len, .id = sf->next_id++, .parent = parent->id,
+		.end = (uint32_t)e, .len = (uint32_t)len, .id = sf->next_id++, .parent = parent->id,
 		.marker = marker, .moved = moved, .start = sf->total, .again = again,
 		.blocked = blocked, .rel = rel,
-		.siblings = sf->nsiblings, .kept_at = sf->nkept, .moved_at = moved_at,
+		.siblings = (uint32_t)sf->nsiblings, .kept_at = (uint32_t)sf->nkept,
+		.moved_at = moved_at,
 	};
 	if (marker && sf->first_marker == SIZE_MAX)
 		sf->first_marker = sf->nopen;

@@ -11,8 +11,9 @@
 #
 # The rows: prof-fold on that capture's perf script and on the corpus'
 # example-perf-stacks made 100 MB, against stackcollapse-perf.pl;
-# prof-svg on 50,000 and 200,000 deep C++ stacks and on the fold of that
-# capture, against flamegraph.pl; prof-symbolize | prof-fold on a 20 s
+# prof-svg on 50,000 and 200,000 deep C++ stacks, given as files (read as
+# a stream: they are sorted) and through a pipe (the tree), and on the
+# fold of that capture, against flamegraph.pl; prof-symbolize | prof-fold on a 20 s
 # system-wide capture of this host compiling, against perf script |
 # stackcollapse-perf.pl on perf's capture of the next 20 s (one after the
 # other: perf and prof-sample side by side disturb each other).  The
@@ -104,6 +105,9 @@ for n in 50000 200000; do
 	[ "$n" = 200000 ] && runs=3
 	row "prof-svg, $n deep C++ stacks ($(($(wc -c <"$in") / 1000000)) MB)" "$in" \
 		"$BIN/prof-svg -o /dev/null $in" "${FG:+perl $FG $in}" "$runs"
+	# From a pipe, as prof-fold | prof-svg: through the tree (no anchor:
+	# flamegraph.pl's figure is the row above's).
+	row "  the same from a pipe (the tree; cat in)" "$in" "cat $in | $BIN/prof-svg -o /dev/null" "" "$runs"
 done
 if [ -s "$WORK/fold-busy-host.folded" ]; then
 	in=$WORK/fold-busy-host.folded
