@@ -289,7 +289,7 @@ static bool begin_frame(struct sorted_frames *sf, const char *s, size_t b, size_
 {
 	struct open_frame *parent = sf->nopen ? &sf->open[sf->nopen - 1] : &sf->root;
 	size_t shown, len = e - b, base = parent->siblings;
-	uint32_t moved_at = 0;
+	uint32_t moved_at = 0, parent_id;
 	bool marker = len == MARKER_LEN && !memcmp(s + b, MARKER, MARKER_LEN);
 	double rel = sf->total - parent->start - parent->self, again = 0, blocked = 0;
 
@@ -351,9 +351,11 @@ static bool begin_frame(struct sorted_frames *sf, const char *s, size_t b, size_
 							  .kept_at = (uint32_t)sf->nkept,
 							  .kept = UINT32_MAX };
 	parent->has_child = true;
+	parent_id = parent->id;
+	/* (Which moves parent.) */
 	sf->open = xreserve(sf->open, &sf->open_cap, sf->nopen + 1, sizeof(*sf->open));
 	sf->open[sf->nopen] = (struct open_frame){
-		.end = (uint32_t)e, .len = (uint32_t)len, .id = sf->next_id++, .parent = parent->id,
+		.end = (uint32_t)e, .len = (uint32_t)len, .id = sf->next_id++, .parent = parent_id,
 		.marker = marker, .moved = moved, .start = sf->total, .again = again,
 		.blocked = blocked, .rel = rel,
 		.siblings = (uint32_t)sf->nsiblings, .kept_at = (uint32_t)sf->nkept,

@@ -321,6 +321,8 @@ same_as_tree() {
 	printf 'a;;b 1\na;b 2\n;x 3\n' > "$TMP/empty.folded"
 	printf 'a;b 1.5\na;c 2.25\n' > "$TMP/decimal.folded"
 	printf 'a;b 9007199254740993\na;c 1\n' > "$TMP/big.folded"
+	# Deeper than the stream's first room for frames (a fuzzer's find).
+	{ seq -f 'f%g' 300 | paste -sd';'; echo ' 1'; echo 'f1;g 2'; } | paste -d '' - - > "$TMP/deep.folded"
 	"$PROF_WORKLOADS/gen_cxx_stacks" 20000 > "$TMP/cxx.folded"
 	for f in "$TMP"/*.folded "$INPUTS"/*/*.txt "$PROF_CORPUS"/flamegraph/expected/*collapsed*.txt; do
 		case $f in */nameattr/*|*/empty/*|*/differential/*) continue ;; esac
