@@ -19,6 +19,14 @@ static const char MARKER[] = OFF_CPU_MARKER;
  * whatever order the sums are taken in. */
 #define EXACT_MAX 9007199254740992.0 /* 2^53 */
 
+/* The memory of a stream, at most: past it, the tree draws the input.
+ * The stream keeps a name for each frame that may be drawn, which the
+ * tree keeps once for all frames of that name: a profile whose frames
+ * may all be drawn (--minwidth 0, or counts that grow along the input)
+ * takes less memory as a tree.  A stream of a profile of 200,000 deep
+ * stacks takes 6 MB in all. */
+#define STREAM_MEMORY_MAX ((size_t)16 << 20)
+
 /* The work of placing frames that came after siblings they sort before,
  * at most: past it, the tree draws the input. */
 #define MOVED_WORK_MAX ((size_t)1 << 26)
@@ -176,6 +184,55 @@ static void heap_offer(struct sorted_frames *sf, double c)
 	h[i] = c;
 }
 
+/* Whether the stream holds more than STREAM_MEMORY_MAX; if so, says so.
+ * Asked when what it holds grows. */
+static bool too_big(struct sorted_frames *sf)
+{
+	size_t bytes = sf->open_cap * sizeof(*sf->open) + sf->siblings_cap * sizeof(*sf->siblings) +
+		       sf->kept_cap * sizeof(*sf->kept) + sf->names_cap + sf->prev_cap +
+		       (sf->counts_cap + sf->heap_cap + sf->removed_cap) * sizeof(double);
+
+	if (bytes <= STREAM_MEMORY_MAX)
+		return false;
+	sf->why = "more frames may be drawn than a stream holds well";
+	return true;
+}
+
+/* Takes one count c out of the heap, if it is there: a frame's that
+ * turned out to be part of a later one's. */
+static void heap_remove(struct sorted_frames *sf, double c)
+{
+	double *h = sf->heap, last;
+	size_t i, n;
+
+	for (i = 0; i < sf->nheap && h[i] != c; i++)
+		;
+	sf->moved_work += i;
+	if (i == sf->nheap)
+		return;
+	last = h[--sf->nheap];
+	n = sf->nheap;
+	if (i == n)
+		return;
+	/* last in place of c: up while above its parent, else down. */
+	while (i && h[(i - 1) / 2] > last) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	for (;;) {
+		size_t k = 2 * i + 1;
+		if (k >= n)
+			break;
+		if (k + 1 < n && h[k + 1] < h[k])
+			k++;
+		if (h[k] >= last)
+			break;
+		h[i] = h[k];
+		i = k;
+	}
+	h[i] = last;
+}
+
 /* Drops the counts that can no longer count in the budget. */
 static void prune_counts(struct sorted_frames *sf)
 {
@@ -221,6 +278,8 @@ static bool end_frame(struct sorted_frames *sf, const struct open_frame *f, uint
 		return true;
 	if (sf->ncounts == sf->prune_at)
 		prune_counts(sf);
+	if (sf->ncounts == sf->counts_cap && sf->counts_cap && too_big(sf))
+		return false;
 	sf->counts = xreserve_from(sf->counts, &sf->counts_cap, sf->ncounts + 1,
 				   sizeof(*sf->counts), 4096);
 	sf->counts[sf->ncounts++] = count;
@@ -232,9 +291,12 @@ static bool end_frame(struct sorted_frames *sf, const struct open_frame *f, uint
 		heap_offer(sf, count);
 	if (past_budget)
 		return true;
+	if ((sf->nkept == sf->kept_cap || sf->names_len + f->len > sf->names_cap) && too_big(sf))
+		return false;
 	sf->kept = xreserve(sf->kept, &sf->kept_cap, sf->nkept + 1, sizeof(*sf->kept));
 	sf->names = xreserve_from(sf->names, &sf->names_cap, sf->names_len + f->len, 1, 65536);
-	memcpy(sf->names + sf->names_len, sf->prev + f->end - f->len, f->len);
+	if (f->len)
+		memcpy(sf->names + sf->names_len, sf->prev + f->end - f->len, f->len);
 	me->kept = (uint32_t)sf->nkept;
 	sf->kept[sf->nkept++] = (struct kept_frame){
 		.id = f->id, .parent = f->parent, .depth = depth, .len = f->len,
@@ -293,8 +355,11 @@ static bool begin_frame(struct sorted_frames *sf, const char *s, size_t b, size_
 	bool marker = len == MARKER_LEN && !memcmp(s + b, MARKER, MARKER_LEN);
 	double rel = sf->total - parent->start - parent->self, again = 0, blocked = 0;
 
-	if (len > UINT32_MAX || sf->next_id == UINT32_MAX)
-		errx(EXIT_USAGE, "too many distinct frames");
+	/* The tree's limit, which it says. */
+	if (sf->next_id >= UINT32_MAX / 2) {
+		sf->why = "too many frames";
+		return false;
+	}
 	/* An empty name is every sibling's beginning. */
 	if (moved && !len) {
 		sf->why = "an empty frame name sorts before the frames before it";
@@ -340,9 +405,15 @@ static bool begin_frame(struct sorted_frames *sf, const char *s, size_t b, size_
 				sf->removed = xreserve(sf->removed, &sf->removed_cap, sf->nremoved + 1,
 						       sizeof(*sf->removed));
 				sf->removed[sf->nremoved++] = first->count;
+				/* Else the heap holds a count no frame has, and
+				 * its least is above the budget's threshold. */
+				if (sf->budget)
+					heap_remove(sf, first->count);
 			}
 		}
 	}
+	if ((sf->nsiblings == sf->siblings_cap || sf->nopen == sf->open_cap) && too_big(sf))
+		return false;
 	sf->siblings = xreserve(sf->siblings, &sf->siblings_cap, sf->nsiblings + 1,
 				sizeof(*sf->siblings));
 	sf->siblings[sf->nsiblings++] = (struct sibling){ .start = sf->total, .rel = rel,
@@ -580,6 +651,10 @@ const char *sorted_frames_read(struct sorted_frames *sf, struct line_reader *r,
 
 	if (!folded_read_each(r, FOLDED_ANY, st, &time, each_stack, sf) || !end_frames(sf, 0))
 		return sf->why;
+	/* A time line after the last stack: the tree says what came before
+	 * the first. */
+	if (time.timed)
+		return "time lines: a heatmap";
 	if (sf->total > 0)
 		sf->nonzero++;
 	sort_array(sf->kept, sf->nkept, sizeof(*sf->kept), by_id);

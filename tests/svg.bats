@@ -321,6 +321,19 @@ same_as_tree() {
 	printf 'a;;b 1\na;b 2\n;x 3\n' > "$TMP/empty.folded"
 	printf 'a;b 1.5\na;c 2.25\n' > "$TMP/decimal.folded"
 	printf 'a;b 9007199254740993\na;c 1\n' > "$TMP/big.folded"
+	# A frame continued after its clones, thousands of times, then
+	# frames the budget draws; and a budget of 5 with such frames (a
+	# review's find: the continued frames' counts raised the budget).
+	for i in $(seq 1000 3499); do
+		printf 'm;f%s 10\nm;f%s [clone .cold] 1\nm;f%s;g 1\n' "$i" "$i" "$i"
+	done > "$TMP/continued.folded"
+	seq -f 'm;h%g 10' 1000 1999 >> "$TMP/continued.folded"
+	printf 'a 1\na! 0\na;y 0\nb 1\nb! 0\nb;y 0\nc 1\nc! 0\nc;y 0\nz 1\n' > "$TMP/budget5.folded"
+	# A time line after the last stack: the tree warns of the stacks
+	# before it.
+	printf 'a;b 3\na;c 4\n[time: 1.0 1.0] 0\n' > "$TMP/timed-last.folded"
+	# An empty name kept first (UBSan: a copy from nowhere).
+	printf ';a 20\n;b 20\n' > "$TMP/empty-first.folded"
 	# Deeper than the stream's first room for frames (a fuzzer's find).
 	{ seq -f 'f%g' 300 | paste -sd';'; echo ' 1'; echo 'f1;g 2'; } | paste -d '' - - > "$TMP/deep.folded"
 	"$PROF_WORKLOADS/gen_cxx_stacks" 20000 > "$TMP/cxx.folded"
@@ -328,6 +341,8 @@ same_as_tree() {
 		case $f in */nameattr/*|*/empty/*|*/differential/*) continue ;; esac
 		same_as_tree "$f"
 	done
+	same_as_tree "$TMP/budget5.folded" --maxframes 5
+	same_as_tree "$TMP/empty-first.folded" --total 100 --minwidth 30%
 	for o in "--minwidth 0" "--maxframes 50" "--inverted --colors java" "--hash --minwidth 2%" \
 	    "--total 100000000" "--maxframes 0 --width 600"; do
 		for f in "$TMP/cxx.folded" "$TMP/clone.folded" "$TMP/again.folded" "$TMP/blocked.folded"; do
@@ -344,4 +359,24 @@ same_as_tree() {
 	stream=$(cat "$TMP/stream.kb") tree=$(cat "$TMP/tree.kb")
 	echo "peak RSS: $stream KiB as a stream, $tree KiB from the tree"
 	[ $((stream * 2)) -lt "$tree" ]
+}
+
+@test "a sorted file whose frames may all be drawn takes the tree's memory, not a copy of each name" {
+	# 20,000 frames of one 2 KB name under distinct parents, counts
+	# rising: each could be drawn when it ends.  (A review's find: 113 MB
+	# as a stream, 12.6 MB as a tree, on 50,000.)
+	python3 -c '
+import sys
+name = "std::function<void()>::operator()" + "x" * 2000
+c = 100000.0
+for i in range(20000):
+    sys.stdout.write("r%06d;%s %d\n" % (i, name, int(c)))
+    c *= 1.0001' > "$TMP/long.folded"
+	/usr/bin/time -f %M -o "$TMP/stream.kb" prof-svg -o "$TMP/a.svg" "$TMP/long.folded"
+	cat "$TMP/long.folded" | /usr/bin/time -f %M -o "$TMP/tree.kb" prof-svg -o "$TMP/b.svg"
+	cmp "$TMP/a.svg" "$TMP/b.svg"
+	stream=$(cat "$TMP/stream.kb") tree=$(cat "$TMP/tree.kb")
+	echo "peak RSS: $stream KiB from the file, $tree KiB from a pipe"
+	# The stream gives up at 16 MiB, and the tree takes over.
+	[ "$stream" -lt $((tree + 24 * 1024)) ]
 }
