@@ -154,6 +154,23 @@ static void update_min(struct sorted_frames *sf)
 	sf->min = timemax > 0 ? svg_min_count(sf->o, timemax) : 0;
 }
 
+/* Puts c at the hole i of the heap h of n, or below it. */
+static void sift_down(double *h, size_t n, size_t i, double c)
+{
+	for (;;) {
+		size_t k = 2 * i + 1;
+		if (k >= n)
+			break;
+		if (k + 1 < n && h[k + 1] < h[k])
+			k++;
+		if (h[k] >= c)
+			break;
+		h[i] = h[k];
+		i = k;
+	}
+	h[i] = c;
+}
+
 static void heap_offer(struct sorted_frames *sf, double c)
 {
 	double *h = sf->heap;
@@ -167,21 +184,9 @@ static void heap_offer(struct sorted_frames *sf, double c)
 		h[i] = c;
 		return;
 	}
-	if (c <= h[0])
-		return;
-	/* Down from the top, in place of the least. */
-	for (i = 0;;) {
-		size_t k = 2 * i + 1;
-		if (k >= n)
-			break;
-		if (k + 1 < n && h[k + 1] < h[k])
-			k++;
-		if (h[k] >= c)
-			break;
-		h[i] = h[k];
-		i = k;
-	}
-	h[i] = c;
+	/* In place of the least. */
+	if (c > h[0])
+		sift_down(h, n, 0, c);
 }
 
 /* Whether the stream holds more than STREAM_MEMORY_MAX; if so, says so.
@@ -214,23 +219,12 @@ static void heap_remove(struct sorted_frames *sf, double c)
 	n = sf->nheap;
 	if (i == n)
 		return;
-	/* last in place of c: up while above its parent, else down. */
+	/* last in place of c: up while below its parent, else down. */
 	while (i && h[(i - 1) / 2] > last) {
 		h[i] = h[(i - 1) / 2];
 		i = (i - 1) / 2;
 	}
-	for (;;) {
-		size_t k = 2 * i + 1;
-		if (k >= n)
-			break;
-		if (k + 1 < n && h[k + 1] < h[k])
-			k++;
-		if (h[k] >= last)
-			break;
-		h[i] = h[k];
-		i = k;
-	}
-	h[i] = last;
+	sift_down(h, n, i, last);
 }
 
 /* Drops the counts that can no longer count in the budget. */
