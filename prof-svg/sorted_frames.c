@@ -37,7 +37,7 @@ struct open_frame {
 	uint32_t len;	 /* its name's length */
 	uint32_t id;	 /* its number, in the order frames begin: preorder */
 	uint32_t parent; /* the parent's */
-	bool has_child, marker;
+	bool marker;
 	bool moved;	 /* it came after siblings it sorts before */
 	double start;	 /* the counts read before it began */
 	double again;	 /* of the frame of its name it continues (struct sibling) */
@@ -63,8 +63,8 @@ struct sibling {
 	uint32_t shared, len;
 	uint32_t kept_at;
 	/* Once it ended: */
-	uint32_t kept;			/* its index in kept, or UINT32_MAX */
-	bool ended, had_child, counted; /* its count is in the budget's */
+	uint32_t kept;	/* its index in kept, or UINT32_MAX */
+	bool counted;	/* its count is in the budget's */
 	double count, blocked;
 };
 
@@ -248,8 +248,6 @@ static bool end_frame(struct sorted_frames *sf, const struct open_frame *f, uint
 	struct sibling *me = &sf->siblings[f->siblings - 1];
 	bool past_budget;
 
-	me->ended = true;
-	me->had_child = f->has_child;
 	me->count = count;
 	me->blocked = f->blocked;
 	/* The siblings it sorts before, kept before it began, lie after
@@ -375,19 +373,11 @@ static bool begin_frame(struct sorted_frames *sf, const char *s, size_t b, size_
 		rel = first->start - parent->start - parent->self;
 		moved_at = first->kept_at;
 		sf->moved++;
-		for (size_t i = k + 1; i < sf->nsiblings; i++)
-			if (sf->siblings[i].len == len) {
-				sf->why = "a frame comes again after frames that sort after it";
-				return false;
-			}
 		/* The frame of its name came first, its stacks ending there
 		 * ("f" before "f [clone .cold]", then "f;g"): this is the
-		 * rest of it, which it becomes. */
+		 * rest of it, which it becomes.  Sorted stacks bring a name
+		 * back no other way: "f;..." before "f [" is not sorted. */
 		if (first->len == len) {
-			if (first->had_child || !first->ended) {
-				sf->why = "a frame comes again after frames that sort after it";
-				return false;
-			}
 			rel = first->rel;
 			again = first->count;
 			blocked = first->blocked;
@@ -415,7 +405,6 @@ static bool begin_frame(struct sorted_frames *sf, const char *s, size_t b, size_
 							  .len = (uint32_t)len,
 							  .kept_at = (uint32_t)sf->nkept,
 							  .kept = UINT32_MAX };
-	parent->has_child = true;
 	parent_id = parent->id;
 	/* (Which moves parent.) */
 	sf->open = xreserve(sf->open, &sf->open_cap, sf->nopen + 1, sizeof(*sf->open));
@@ -429,11 +418,7 @@ static bool begin_frame(struct sorted_frames *sf, const char *s, size_t b, size_
 	if (marker && sf->first_marker == SIZE_MAX)
 		sf->first_marker = sf->nopen;
 	sf->nopen++;
-	/* (Every kind's name ends in "]".) */
-	if (len && s[e - 1] == ']')
-		sf->kinds |= 1u << frame_kind_of(s + b, len, &shown);
-	else
-		sf->kinds |= 1u << KIND_USER;
+	sf->kinds |= 1u << frame_kind_of(s + b, len, &shown);
 	return true;
 }
 
@@ -448,17 +433,10 @@ static bool add_stack(struct sorted_frames *sf, const char *s, size_t len, doubl
 	size_t sibling_end = d < sf->nopen ? sf->open[d].end : 0;
 	struct open_frame *last;
 
-	if (!new_frames) {
-		last = d ? &sf->open[d - 1] : &sf->root;
-		/* Its children's x would leave room for it before them, and
-		 * the next child could not be told from the last by name. */
-		if (last->has_child) {
-			sf->why = "a stack that ends at a frame comes after stacks through its children";
-			return false;
-		}
-	}
 	/* Sorted, as bytes: then siblings come in the order of their names
-	 * but where a name is another's beginning (see struct sibling). */
+	 * but where a name is another's beginning (see struct sibling), and
+	 * a stack that ends at a frame comes before those through its
+	 * children, which leave room for its own count first. */
 	if (same < len && same < sf->prev_len ? (unsigned char)s[same] < (unsigned char)sf->prev[same]
 					      : same == len && len < sf->prev_len) {
 		sf->why = "the stacks are not sorted";
@@ -555,7 +533,6 @@ static double *kept_counts(const struct frame_source *src, double minw, size_t *
 		 * minw: it was dropped only below the smallest drawn. */
 		size_t m = 0, j = 0;
 		sort_array(out, *n, sizeof(*out), by_value);
-		sort_array(sf->removed, sf->nremoved, sizeof(*sf->removed), by_value);
 		for (size_t i = 0; i < *n; i++) {
 			while (j < sf->nremoved && sf->removed[j] < out[i])
 				j++;
@@ -652,6 +629,7 @@ const char *sorted_frames_read(struct sorted_frames *sf, struct line_reader *r,
 	if (sf->total > 0)
 		sf->nonzero++;
 	sort_array(sf->kept, sf->nkept, sizeof(*sf->kept), by_id);
+	sort_array(sf->removed, sf->nremoved, sizeof(*sf->removed), by_value);
 	sf->src = (struct frame_source){ .total = sf->total, .kinds = sf->kinds,
 					 .nonzero = sf->nonzero, .counts = kept_counts,
 					 .walk = kept_walk, .data = sf };
