@@ -628,3 +628,54 @@ for i in range(num):
 	grep -qE "^prof-symbolize: $PUB/bomb: compressed debug sections claim 629145600 bytes, over 64 times the file's [0-9]+: its DWARF is not read \(no inlined frames or lines for it\)$" <<<"$output"
 	grep -q " spin+0x[0-9a-f]* ($PUB/bomb)$" "$TMP/frames.txt"
 }
+
+@test "a file run as code but typed a relocatable object, relocations for its CFI and all, is not unwound through; root's prof-sample lives" {
+	# libdwfl applies a relocatable object's relocations in place: into
+	# .eh_frame here.  Of a file root owns, which is not copied before
+	# libdw reads it (cfi_freeze()), that lies in libelf's read-only
+	# mapping: before load() refused such files, root's prof-sample died
+	# of it (SIGSEGV, exit 139) at the first sample in the code.  Of a
+	# user's file, it rewrote the copy's CFI.  The file: a copy of
+	# run_copy typed ET_REL, with a .rela.eh_frame of one relocation,
+	# which the user's run_copy maps and runs its spin() from.
+	python3 -c 'import struct, sys
+sys.stdout.buffer.write(struct.pack("<QQq", 0x20, (1 << 32) | 1, 0))' > "$TMP/rela"
+	objcopy --add-section .rela.eh_frame="$TMP/rela" "$PROF_WORKLOADS/run_copy" "$PUB/code.o"
+	python3 -c 'import struct, sys
+f = open(sys.argv[1], "r+b"); d = bytearray(f.read())
+shoff, = struct.unpack_from("<Q", d, 0x28); ent, num, stridx = struct.unpack_from("<HHH", d, 0x3a)
+strtab, = struct.unpack_from("<Q", d, shoff + stridx * ent + 24)
+index = {}
+for i in range(num):
+    name, = struct.unpack_from("<I", d, shoff + i * ent)
+    index[bytes(d[strtab + name:d.index(b"\0", strtab + name)])] = i
+h = shoff + index[b".rela.eh_frame"] * ent
+struct.pack_into("<I", d, h + 4, 4)  # SHT_RELA
+struct.pack_into("<Q", d, h + 8, 0x40)  # SHF_INFO_LINK
+struct.pack_into("<II", d, h + 40, index[b".symtab"], index[b".eh_frame"])
+struct.pack_into("<Q", d, h + 56, 24)
+struct.pack_into("<H", d, 16, 1)  # ET_REL
+f.seek(0); f.write(d)' "$PUB/code.o"
+	readelf -h "$PUB/code.o" | grep -q 'REL (Relocatable file)'
+	readelf -S -W "$PUB/code.o" | grep -E '\.rela\.eh_frame +RELA '
+	cp "$PROF_WORKLOADS/run_copy" "$PUB/run_copy"
+	for owner in 0 $USER_ID; do
+		chown $owner:$owner "$PUB/code.o"
+		chmod 0644 "$PUB/code.o"
+		user_program "$PUB/run_copy" "$PUB/code.o" 30
+		grep -q " r-xp .*$PUB/code.o$" "/proc/$APID/maps"
+		run prof-sample -v -p "$APID" -d 2 -o "$TMP/rel.prof"
+		echo "owner $owner: $output"
+		kill "$APID"
+		wait "$APID" || true
+		APID=
+		lossy_ok "$status" <(printf '%s\n' "$output")
+		grep -qF "1 file(s) not unwound through: libdw could not be trusted to read them in bounded memory (the last: a relocatable object, or a core file)" <<<"$output"
+		grep -qE "user stacks cut short: [1-9][0-9]* at code without CFI" <<<"$output"
+		# Its samples are there, named from the file's own symbols,
+		# each walk ending in it.
+		prof-symbolize "$TMP/rel.prof" 2>/dev/null | prof-fold > "$TMP/rel.folded"
+		cat "$TMP/rel.folded"
+		grep -qE '^run_copy;spin [1-9][0-9]*$' "$TMP/rel.folded"
+	done
+}
