@@ -143,6 +143,13 @@ WORKLOAD_CFLAGS_gen_cxx_stacks := -O2 -g
 WORKLOAD_LIBS_chain_nopie := -fno-pie -no-pie
 WORKLOAD_LIBS_shortlived := -static
 
+# The floors make bench measures the programs against (tests/bench/*_floor.c),
+# built as the programs are, on their own line reader and parser.
+BENCH_TOOLS := $(BUILD)/bench-tools/fold_floor $(BUILD)/bench-tools/svg_floor
+$(BUILD)/bench-tools/%: tests/bench/%.c $(LIBCOMMON)
+	@mkdir -p $(@D)
+	$(CC) -Iprof-svg $(CFLAGS) -o $@ $< $(LIBCOMMON) $(LDFLAGS) -lm
+
 unit-tests: $(UNIT_BINS)
 workloads: $(WORKLOAD_BINS)
 
@@ -176,7 +183,7 @@ demo: setup-demo
 	BUILD=$(BUILD) tests/demo.sh demo.svg
 
 bench: setup
-	$(MAKE) all workloads
+	$(MAKE) all workloads $(BENCH_TOOLS)
 	BUILD=$(BUILD) tests/bench/run
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c), each run for FUZZ_SECONDS.

@@ -9,11 +9,14 @@
 # peak of the largest process.  tests/bench/run runs it last, after
 # fold.sh has kept its capture of this host, busy.
 #
-# The rows: prof-fold on that capture's perf script and on the corpus'
-# example-perf-stacks made 100 MB, against stackcollapse-perf.pl;
+# The rows: prof-fold on that capture's perf script (with the floors under
+# it: splitting the lines, and a little of the least work of a folder) and
+# on the corpus' example-perf-stacks made 100 MB, against
+# stackcollapse-perf.pl;
 # prof-svg on 50,000 and 200,000 deep C++ stacks, given as files (read as
 # a stream: they are sorted) and through a pipe (the tree), and on the
-# fold of that capture, against flamegraph.pl; prof-symbolize | prof-fold on a 20 s
+# fold of that capture, against flamegraph.pl, each with the floor of a
+# renderer that looks at each frame once; prof-symbolize | prof-fold on a 20 s
 # system-wide capture of this host compiling, against perf script |
 # stackcollapse-perf.pl on perf's capture of the next 20 s (one after the
 # other: perf and prof-sample side by side disturb each other).  The
@@ -75,10 +78,26 @@ row() {
 		"$range" "$a_mib" "$amib"
 }
 
+# The floors under a row (tests/bench/*_floor.c): the least work any
+# program doing the row's job does, on the same line reader, as ratios to
+# the read too.
+FLOORS=$BUILD/bench-tools
+fold_floors() {
+	[ -x "$FLOORS/fold_floor" ] || return 0
+	row "  floor: lines split" "$1" "$FLOORS/fold_floor lines $1"
+	row "  floor: + frame keys found, hashed" "$1" "$FLOORS/fold_floor keys $1"
+	row "  floor: + ids by hash, stacks counted" "$1" "$FLOORS/fold_floor stacks $1"
+}
+svg_floor() {
+	[ -x "$FLOORS/svg_floor" ] || return 0
+	row "  floor: frames split, counts summed" "$1" "$FLOORS/svg_floor $1" "" "${2:-$RUNS}"
+}
+
 REAL=$WORK/fold-busy-host.perf-script
 if [ -s "$REAL" ]; then
 	row "prof-fold, busy host ($(($(wc -c <"$REAL") / 1000000)) MB perf script)" "$REAL" \
 		"$BIN/prof-fold $REAL" "${SC:+perl $SC $REAL}"
+	fold_floors "$REAL"
 	"$BIN/prof-fold" "$REAL" -o "$WORK/fold-busy-host.folded"
 else
 	echo "(no capture of this host in $REAL: fold.sh makes it)"
@@ -108,11 +127,13 @@ for n in 50000 200000; do
 	# From a pipe, as prof-fold | prof-svg: through the tree (no anchor:
 	# flamegraph.pl's figure is the row above's).
 	row "  the same from a pipe (the tree; cat in)" "$in" "cat $in | $BIN/prof-svg -o /dev/null" "" "$runs"
+	svg_floor "$in" "$runs"
 done
 if [ -s "$WORK/fold-busy-host.folded" ]; then
 	in=$WORK/fold-busy-host.folded
 	row "prof-svg, the busy host's fold ($(wc -l <"$in") stacks)" "$in" \
 		"$BIN/prof-svg -o /dev/null $in" "${FG:+perl $FG $in}"
+	svg_floor "$in"
 fi
 
 # The path from a capture to folded stacks, each tool's own capture of
