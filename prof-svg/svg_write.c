@@ -10,6 +10,7 @@
 #include "time_text.h"
 #include "number_text.h"
 #include "svg_time.h"
+#include "text_chunk.h"
 #include "xml_text.h"
 
 #define XPAD 10.0
@@ -348,37 +349,39 @@ static struct rgb frame_color(const struct writer *w, const struct drawn_frame *
 	return c;
 }
 
-static void put_info(const struct writer *w, const struct drawn_frame *fr, size_t shown_len)
+static void put_info(const struct writer *w, struct text_chunk *k, const struct drawn_frame *fr,
+		     size_t shown_len)
 {
 	const struct svg_opts *o = w->o;
 	double count = fr->count;
 	uint32_t i = fr->node;
 	char num[64];
 
-	xml_put(w->f, fr->name, shown_len);
+	xml_chunk(k, fr->name, shown_len);
 	if (o->ns_per_count > 0) {
 		time_format(num, sizeof(num), count * o->ns_per_count);
-		fprintf(w->f, " (%s", num);
+		chunk_lit(k, " (");
+		chunk_str(k, num);
 	} else {
 		svg_format_count(num, sizeof(num), count * o->factor);
-		fputs(" (", w->f);
-		fputs(num, w->f);
-		fputc(' ', w->f);
-		xml_puts(w->f, o->countname);
+		chunk_lit(k, " (");
+		chunk_str(k, num);
+		chunk_lit(k, " ");
+		xml_chunk(k, o->countname, strlen(o->countname));
 	}
-	fputs(", ", w->f);
-	put_fixed(w->f, 100 * count / w->L->timemax, 2);
-	fputc('%', w->f);
+	chunk_lit(k, ", ");
+	chunk_fixed(k, 100 * count / w->L->timemax, 2);
+	chunk_lit(k, "%");
 	if (w->t && o->noise && o->noise->compared[i]) {
 		/* The change of share, with its interval. */
 		const struct share_change *c = &o->noise->change[i];
-		fprintf(w->f, "; %+.2f%% [%+.2f%%, %+.2f%%]%s", 100 * c->delta, 100 * c->lo, 100 * c->hi,
-			c->significant ? "" : ", within noise");
+		fprintf(chunk_file(k), "; %+.2f%% [%+.2f%%, %+.2f%%]%s", 100 * c->delta, 100 * c->lo,
+			100 * c->hi, c->significant ? "" : ", within noise");
 	} else if (w->t) {
 		double delta = count - w->t->before[i];
-		fprintf(w->f, "; %s%.2f%%", delta > 0 ? "+" : "", 100 * delta / w->L->timemax);
+		fprintf(chunk_file(k), "; %s%.2f%%", delta > 0 ? "+" : "", 100 * delta / w->L->timemax);
 	}
-	fputs(")", w->f);
+	chunk_lit(k, ")");
 }
 
 static void draw(void *ctx, const struct drawn_frame *fr)
@@ -386,7 +389,7 @@ static void draw(void *ctx, const struct drawn_frame *fr)
 	const struct writer *w = ctx;
 	const struct layout *L = w->L;
 	const struct svg_opts *o = w->o;
-	FILE *f = w->f;
+	struct text_chunk k = { .f = w->f };
 	size_t len = fr->len, shown_len;
 	const char *name = fr->name;
 	const struct name_attr *na = NULL;
@@ -398,58 +401,62 @@ static void draw(void *ctx, const struct drawn_frame *fr)
 	frame_kind_of(name, len, &shown_len);
 	if (fr->depth != 0)
 		na = name_attrs_find(o->nameattrs, name, len);
-	fputs("<g class=\"f", f);
+	chunk_lit(&k, "<g class=\"f");
 	if (na && na->cls) {
-		fputc(' ', f);
-		fputs(na->cls, f);
+		chunk_lit(&k, " ");
+		chunk_str(&k, na->cls);
 	}
-	fputc('"', f);
+	chunk_lit(&k, "\"");
 	if (na && na->id)
-		fprintf(f, " id=\"%s\"", na->id);
+		fprintf(chunk_file(&k), " id=\"%s\"", na->id);
 	if (na && na->g_extra)
-		fputs(na->g_extra, f);
+		chunk_str(&k, na->g_extra);
 	if (na && na->title) {
-		fputs(" data-name=\"", f);
-		xml_put(f, name, shown_len);
-		fputs("\"", f);
+		chunk_lit(&k, " data-name=\"");
+		xml_chunk(&k, name, shown_len);
+		chunk_lit(&k, "\"");
 	}
-	fputs(" data-x=\"", f);
-	put_g15(f, fr->x);
-	fputs("\" data-w=\"", f);
-	put_g15(f, count);
-	fputs("\" data-d=\"", f);
-	put_int(f, fr->depth);
-	fputs("\"><title>", f);
+	chunk_lit(&k, " data-x=\"");
+	chunk_g15(&k, fr->x);
+	chunk_lit(&k, "\" data-w=\"");
+	chunk_g15(&k, count);
+	chunk_lit(&k, "\" data-d=\"");
+	chunk_int(&k, fr->depth);
+	chunk_lit(&k, "\"><title>");
 	if (na && na->title)
-		fputs(na->title, f);
+		chunk_str(&k, na->title);
 	else
-		put_info(w, fr, shown_len);
-	fputs("</title>", f);
+		put_info(w, &k, fr, shown_len);
+	chunk_lit(&k, "</title>");
 	if (na && na->href) {
-		fprintf(f, "<a xlink:href=\"%s\" target=\"%s\"%s>", na->href,
+		fprintf(chunk_file(&k), "<a xlink:href=\"%s\" target=\"%s\"%s>", na->href,
 			na->target ? na->target : "_top", na->a_extra ? na->a_extra : "");
 	}
-	fputs("<rect x=\"", f);
-	put_fixed(f, x, 2);
-	fputs("\" y=\"", f);
-	put_fixed(f, y, 1);
-	fputs("\" width=\"", f);
-	put_fixed(f, width, 2);
-	fputs("\" height=\"", f);
-	put_fixed(f, L->fh - FRAMEPAD, 1);
-	fputs("\" fill=\"rgb(", f);
-	put_int(f, c.r);
-	fputc(',', f);
-	put_int(f, c.g);
-	fputc(',', f);
-	put_int(f, c.b);
-	fputs(")\"/><text x=\"", f);
-	put_fixed(f, x + 3, 2);
-	fputs("\" y=\"", f);
-	put_fixed(f, y + (L->fh - FRAMEPAD) / 2 + o->fontsize / 3, 2);
-	fputs("\">", f);
-	xml_put_label(f, name, shown_len, (long)(width / (o->fontsize * o->fontwidth)));
-	fputs(na && na->href ? "</text></a></g>\n" : "</text></g>\n", f);
+	chunk_lit(&k, "<rect x=\"");
+	chunk_fixed(&k, x, 2);
+	chunk_lit(&k, "\" y=\"");
+	chunk_fixed(&k, y, 1);
+	chunk_lit(&k, "\" width=\"");
+	chunk_fixed(&k, width, 2);
+	chunk_lit(&k, "\" height=\"");
+	chunk_fixed(&k, L->fh - FRAMEPAD, 1);
+	chunk_lit(&k, "\" fill=\"rgb(");
+	chunk_int(&k, c.r);
+	chunk_lit(&k, ",");
+	chunk_int(&k, c.g);
+	chunk_lit(&k, ",");
+	chunk_int(&k, c.b);
+	chunk_lit(&k, ")\"/><text x=\"");
+	chunk_fixed(&k, x + 3, 2);
+	chunk_lit(&k, "\" y=\"");
+	chunk_fixed(&k, y + (L->fh - FRAMEPAD) / 2 + o->fontsize / 3, 2);
+	chunk_lit(&k, "\">");
+	xml_chunk_label(&k, name, shown_len, (long)(width / (o->fontsize * o->fontwidth)));
+	if (na && na->href)
+		chunk_lit(&k, "</text></a></g>\n");
+	else
+		chunk_lit(&k, "</text></g>\n");
+	chunk_flush(&k);
 }
 
 static const char *const KIND_LABEL[KIND_COUNT] = { "user",  "kernel", "JIT",

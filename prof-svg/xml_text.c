@@ -36,7 +36,7 @@ size_t utf8_seq(const unsigned char *s, size_t avail)
 
 static const char REPLACEMENT[] = "\xef\xbf\xbd";
 
-void xml_put(FILE *f, const char *str, size_t len)
+void xml_chunk(struct text_chunk *k, const char *str, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t run = 0, i = 0;
@@ -70,14 +70,20 @@ void xml_put(FILE *f, const char *str, size_t len)
 			i++;
 			continue;
 		}
-		if (i > run)
-			fwrite(s + run, 1, i - run, f);
-		fputs(rep, f);
+		chunk_put(k, (const char *)s + run, i - run);
+		chunk_str(k, rep);
 		i += n;
 		run = i;
 	}
-	if (i > run)
-		fwrite(s + run, 1, i - run, f);
+	chunk_put(k, (const char *)s + run, i - run);
+}
+
+void xml_put(FILE *f, const char *s, size_t len)
+{
+	struct text_chunk k = { .f = f };
+
+	xml_chunk(&k, s, len);
+	chunk_flush(&k);
 }
 
 void xml_puts(FILE *f, const char *s)
@@ -109,14 +115,22 @@ size_t utf8_prefix(const char *str, size_t len, size_t chars)
 	return i;
 }
 
-void xml_put_label(FILE *f, const char *s, size_t len, long chars)
+void xml_chunk_label(struct text_chunk *k, const char *s, size_t len, long chars)
 {
 	if (chars < 3)
 		return;
 	if (len <= (size_t)chars || utf8_chars(s, len) <= (size_t)chars) {
-		xml_put(f, s, len);
+		xml_chunk(k, s, len);
 		return;
 	}
-	xml_put(f, s, utf8_prefix(s, len, (size_t)chars - 2));
-	fputs("..", f);
+	xml_chunk(k, s, utf8_prefix(s, len, (size_t)chars - 2));
+	chunk_lit(k, "..");
+}
+
+void xml_put_label(FILE *f, const char *s, size_t len, long chars)
+{
+	struct text_chunk k = { .f = f };
+
+	xml_chunk_label(&k, s, len, chars);
+	chunk_flush(&k);
 }

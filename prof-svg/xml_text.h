@@ -10,7 +10,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "text_chunk.h"
+
 /* Writes s[0..len) escaped for XML text and attribute values. */
+void xml_chunk(struct text_chunk *k, const char *s, size_t len);
 void xml_put(FILE *f, const char *s, size_t len);
 void xml_puts(FILE *f, const char *s);
 
@@ -26,6 +29,7 @@ size_t utf8_prefix(const char *s, size_t len, size_t n);
 
 /* Writes the label that fits in `chars` character cells: the whole name,
  * or a prefix and "..", or nothing when fewer than 3 cells are free. */
+void xml_chunk_label(struct text_chunk *k, const char *s, size_t len, long chars);
 void xml_put_label(FILE *f, const char *s, size_t len, long chars);
 
 #endif
