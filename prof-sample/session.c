@@ -486,9 +486,9 @@ static void report_files(const struct mapped_files *f, bool verbose)
 		      f->opened_privileged, f->opened_by_path, f->copied, f->unreadable,
 		      f->mismatched, f->released, f->n, f->open_fds);
 	if ((zeroed = sigbus_guard_pages(NULL)))
-		warnx("%" PRIu64 " page(s) of mapped files read as zeros: their owners truncated "
-		      "them while they were read; frames in them may be misnamed, or their walks "
-		      "cut short", zeroed);
+		warnx("%" PRIu64 " page(s) of mapped files read as zeros: they could not be read "
+		      "any more (their owners truncated them, or their file system failed); "
+		      "frames in them may be misnamed, or their walks cut short", zeroed);
 	if (r && r->given_up)
 		warnx("%" PRIu64 " file(s) given up after %d s on a file system that did not "
 		      "answer (a FUSE server stopped?): their frames stay unresolved",

@@ -283,8 +283,9 @@ static void report(const struct symbolizer *s, bool verbose)
 		      s->modules.stalled, FILE_READER_TIMEOUT_MS / 1000,
 		      file_reader_stats(s->reader)->stalled);
 	if ((zeroed = sigbus_guard_pages(NULL)))
-		warnx("%" PRIu64 " page(s) of mapped files read as zeros: their owners truncated "
-		      "them while they were read; frames in them may be misnamed", zeroed);
+		warnx("%" PRIu64 " page(s) of mapped files read as zeros: they could not be read "
+		      "any more (their owners truncated them, or their file system failed); "
+		      "frames in them may be misnamed", zeroed);
 	if (verbose)
 		warnx("%" PRIu64 " samples, %" PRIu64 " frames, %" PRIu64 " unresolved",
 		      s->samples, s->frames, s->unresolved);
