@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "sigbus_guard.h"
 
 /* Real files align sections to a few bytes, pages at most; a corrupt one
  * may claim 2^40, which libelf would lay out as such. */
@@ -285,6 +286,7 @@ enum image_result debug_image_write(Elf *src, int fd, int out, const struct imag
 {
 	struct plan p = { .src = src, .fd = fd, .left = lim->max_image, .st = st, .origin = origin };
 	enum image_result r = IMAGE_NOT_ELF;
+	uint64_t zeroed = sigbus_guard_pages(NULL);
 	size_t size;
 	struct stat sb;
 	Elf *dst;
@@ -308,6 +310,10 @@ enum image_result debug_image_write(Elf *src, int fd, int out, const struct imag
 			r = IMAGE_WRITTEN;
 		elf_end(dst);
 	}
+	/* Its owner cut the file under the copy, whose symbols would be
+	 * zeros in the cache for every later run. */
+	if (sigbus_guard_pages(NULL) != zeroed)
+		r = IMAGE_CUT;
 	free(p.keep);
 	free(p.names);
 	free(p.note);

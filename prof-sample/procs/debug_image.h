@@ -40,7 +40,9 @@ struct image_limits {
 enum image_result {
 	IMAGE_WRITTEN,	 /* with at least one symbol source */
 	IMAGE_NOT_ELF,	 /* or not one libelf can copy */
-	IMAGE_NO_SYMBOLS /* nothing to symbolize with fit the limits */
+	IMAGE_NO_SYMBOLS, /* nothing to symbolize with fit the limits */
+	IMAGE_CUT	 /* the file was cut while it was copied: the copy
+			  * read zeros (sigbus_guard.h), not to be kept */
 };
 
 struct image_stats {
