@@ -69,14 +69,15 @@ static void on_sigbus(int sig, siginfo_t *si, void *uctx)
 	const int prot = PROT_READ | PROT_WRITE, flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED;
 
 	(void)uctx;
-	/* Zeros over the rest of the file's mapping at once, not this page
-	 * alone: a page mapped into the middle of a mapping splits it in
-	 * three, and a user who made root's profiler read every other page
-	 * of a truncated file ran it out of mappings (vm.max_map_count), at
-	 * which it died all the same.  The whole mapping: zeros below the
-	 * page too, where the file may still be whole, are what the file
-	 * will read as anyway once cut again, and no page of it faults
-	 * twice.  (Writable: cfi_freeze() writes to the pages it copies.) */
+	/* Zeros over the whole of the mapping that holds the page, not the
+	 * page alone: a page mapped into the middle of a mapping splits it
+	 * in three, and a user who made root's profiler read every other
+	 * page of a truncated file ran it out of mappings
+	 * (vm.max_map_count), at which it died all the same.  The pages
+	 * below this one, where the file may still be whole, go too: the
+	 * file is no longer what was mapped, and one fault for all of it
+	 * costs less than one a page.  (Writable: cfi_freeze() writes to
+	 * the pages it copies.) */
 	if (si->si_code == BUS_ADRERR && at) {
 		if (!mapping_of(at, &lo, &hi) || lo > at || hi <= at ||
 		    mmap((void *)lo, hi - lo, prot, flags, -1, 0) == MAP_FAILED) {
