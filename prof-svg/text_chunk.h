@@ -25,6 +25,8 @@ static inline void chunk_flush(struct text_chunk *k)
 
 static inline void chunk_put(struct text_chunk *k, const char *s, size_t n)
 {
+	if (!n) /* (an empty name may have no bytes at all: s NULL) */
+		return;
 	if (sizeof(k->b) - k->n < n) {
 		chunk_flush(k);
 		if (n > sizeof(k->b)) {

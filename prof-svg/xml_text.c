@@ -41,6 +41,8 @@ void xml_chunk(struct text_chunk *k, const char *str, size_t len)
 	const unsigned char *s = (const unsigned char *)str;
 	size_t run = 0, i = 0;
 
+	if (!len) /* (s may be NULL) */
+		return;
 	while (i < len) {
 		unsigned char c = s[i];
 		const char *rep = NULL;
