@@ -33,7 +33,7 @@ within() {
 	times "$TMP/cap" burst >"$TMP/burst"
 	# The program's start in the capture's time: its first sample's slot
 	# ends at most a tick and a slot (20 ms) after it.
-	t0=$(sort -n "$TMP/one" | awk 'NR == 1 { print $1 - 0.02 }')
+	t0=$(sort -n "$TMP/one" | awk 'NR == 1 { printf "%.6f\n", $1 - 0.02 }')
 	echo "start $t0; samples: phase_one $(wc -l <"$TMP/one"), phase_two $(wc -l <"$TMP/two"), burst $(wc -l <"$TMP/burst")"
 	[ "$(wc -l <"$TMP/one")" -ge 50 ] && [ "$(wc -l <"$TMP/two")" -ge 50 ] && [ "$(wc -l <"$TMP/burst")" -ge 15 ]
 	within "$TMP/one" "$t0" "$(echo "$t0 + 1.55" | bc)"
@@ -52,7 +52,7 @@ within() {
 	prof-sample --wall -F 99 -o "$TMP/cap" -- "$PROF_WORKLOADS/phases" 0.3 0.3 200 3 >"$TMP/phases"
 	cat "$TMP/phases"
 	times "$TMP/cap" phase_one >"$TMP/one"
-	t0=$(sort -n "$TMP/one" | awk 'NR == 1 { print $1 - 0.02 }')
+	t0=$(sort -n "$TMP/one" | awk 'NR == 1 { printf "%.6f\n", $1 - 0.02 }')
 	# The three sleeps: from 0.8 s, 1.8 s and 2.8 s of the program's
 	# time to the next second; the last may be cut at the capture's end.
 	times "$TMP/cap" do_nanosleep --each-sample | awk -v t0="$t0" '$2 > 500000000 {
